@@ -1,0 +1,139 @@
+import { z } from "zod";
+
+/**
+ * The execution contract (seed 002 §4.1) with the seed-000 limits mapped onto it, one mechanism each:
+ * `max_inferences` is the turn limit (`maxTurns`), `max_retries` the attempts per turn, and so on.
+ * Built once by the contract factory, hashed, deeply frozen, never mutated after the first inference.
+ */
+export const contractSchemaVersion = 1;
+
+export const toolPolicySchema = z.enum(["required", "optional", "forbidden"]);
+export type ToolPolicy = z.infer<typeof toolPolicySchema>;
+
+export const outputFormatSchema = z.enum(["text", "markdown", "json"]);
+export type OutputFormat = z.infer<typeof outputFormatSchema>;
+
+const positiveInteger = z.number().int().positive();
+const nonNegativeInteger = z.number().int().nonnegative();
+
+/** Sampling parameters sent to the provider exactly; `null` means "do not send". */
+export const requestParametersSchema = z
+  .object({
+    temperature: z.number().nullable(),
+    top_p: z.number().nullable(),
+    top_k: z.number().int().nullable(),
+    max_output_tokens: positiveInteger.nullable(),
+    frequency_penalty: z.number().nullable(),
+    presence_penalty: z.number().nullable(),
+    seed: z.number().int().nullable(),
+    stop_sequences: z.array(z.string()).nullable(),
+  })
+  .strict();
+export type RequestParameters = z.infer<typeof requestParametersSchema>;
+
+export const modelTargetSchema = z
+  .object({
+    provider: z.string().min(1),
+    model: z.string().min(1),
+    context_window: positiveInteger,
+    context_window_buffer_tokens: nonNegativeInteger,
+    tokenizer: z.string().nullable(),
+  })
+  .strict();
+export type ModelTarget = z.infer<typeof modelTargetSchema>;
+
+export const toolManifestEntrySchema = z
+  .object({
+    name: z.string().min(1),
+    description: z.string(),
+    input_schema: z.record(z.string(), z.unknown()),
+    source: z
+      .object({
+        kind: z.enum(["builtin", "mcp", "function"]),
+        server: z.string().nullable(),
+        tool: z.string(),
+      })
+      .strict(),
+    annotations: z.record(z.string(), z.unknown()).nullable(),
+  })
+  .strict();
+export type ToolManifestEntry = z.infer<typeof toolManifestEntrySchema>;
+
+export const executionContractContentSchema = z
+  .object({
+    schema_version: z.literal(contractSchemaVersion),
+    parent_contract_hash: z.string().nullable(),
+    model_profile_id: z.string().min(1),
+    agent_id: z.string().min(1),
+    system_prompt: z.string(),
+
+    // policy
+    tool_policy: toolPolicySchema,
+    allowed_tools: z.array(z.string()).nullable(),
+    strict_mode: z.boolean(),
+
+    // budgets (seed 002) and limits (seed 000), one mechanism each
+    max_inferences: positiveInteger,
+    max_tokens_consumed: positiveInteger.nullable(),
+    max_format_retries: nonNegativeInteger,
+    max_retries: positiveInteger,
+    max_tool_calls_per_turn: positiveInteger,
+    step_timeout_ms: positiveInteger.nullable(),
+    total_timeout_ms: positiveInteger.nullable(),
+    tool_timeout_ms: positiveInteger,
+
+    context_budget: z
+      .object({
+        context_window: positiveInteger,
+        context_window_buffer_tokens: nonNegativeInteger,
+        max_output_tokens: positiveInteger,
+        reserved_system: nonNegativeInteger,
+        reserved_synthesis: nonNegativeInteger,
+        force_synthesis_at_ratio: z.number().gt(0).lte(1).nullable(),
+      })
+      .strict(),
+
+    tool_output_budget: z
+      .object({
+        max_bytes_per_call: positiveInteger,
+        truncation_marker: z.string(),
+        summarizer_model: z.string().nullable(),
+      })
+      .strict(),
+
+    // boundary/runtime configuration
+    adapter_version: z.string(),
+    grammar_profile: z.string().nullable(),
+    grammar: z.string().nullable(),
+    logits_mask: z.array(z.number()).nullable(),
+    token_gate: z.boolean(),
+    speculative_exec: z.boolean(),
+
+    // anti-cycle controls
+    cycle_forbid: z.array(z.tuple([z.string(), z.string()])),
+
+    model_targets: z.array(modelTargetSchema).min(1),
+    request_parameters: requestParametersSchema,
+    output: z
+      .object({
+        format: outputFormatSchema,
+        schema: z.record(z.string(), z.unknown()).nullable(),
+      })
+      .strict(),
+    tool_manifest: z.array(toolManifestEntrySchema),
+    /** Where each decision came from (agent file, configuration, command line, default): traceable provenance. */
+    decisions: z.record(z.string(), z.string()),
+  })
+  .strict();
+
+export type ExecutionContractContent = z.infer<typeof executionContractContentSchema>;
+
+export const executionContractSchema = executionContractContentSchema
+  .extend({
+    contract_id: z.string().min(1),
+    contract_hash: z.string().regex(/^[0-9a-f]{64}$/),
+    created_at: z.string(),
+  })
+  .strict();
+
+export type ExecutionContract = Readonly<z.infer<typeof executionContractSchema>>;

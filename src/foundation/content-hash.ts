@@ -1,0 +1,27 @@
+import { createBLAKE3, type IHasher } from "hash-wasm";
+import { canonicalJson } from "./canonical-json.js";
+
+// One WebAssembly BLAKE3 instance, created once; every hash after that is synchronous.
+const hasher: IHasher = await createBLAKE3();
+
+/** BLAKE3 (256-bit, hex) of a string's UTF-8 bytes or of raw bytes. */
+export function blake3Hex(data: string | Uint8Array): string {
+  hasher.init();
+  hasher.update(data);
+  return hasher.digest("hex");
+}
+
+/** BLAKE3 of the RFC 8785 canonical JSON of a value: Charter's content hash. */
+export function contentHash(value: unknown): string {
+  return blake3Hex(canonicalJson(value));
+}
+
+/** BLAKE3 over several parts, each length-prefixed so that part boundaries are unambiguous. */
+export function blake3OfParts(parts: readonly string[]): string {
+  hasher.init();
+  for (const part of parts) {
+    hasher.update(`${part.length}:`);
+    hasher.update(part);
+  }
+  return hasher.digest("hex");
+}

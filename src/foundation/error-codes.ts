@@ -1,0 +1,50 @@
+/**
+ * The stable error codes. Exit codes, retries and tests are chosen from these, never from message text.
+ * Grouped by what the CLI does with them (see cli/exit-code.ts).
+ */
+export const errorCodes = [
+  // Invalid arguments, agent file or configuration (exit 4).
+  "ARGUMENT_INVALID",
+  "AGENT_FILE_INVALID",
+  "CONFIGURATION_INVALID",
+  "ENVIRONMENT_VARIABLE_UNRESOLVED",
+  "CONTRACT_INVALID",
+  "CONTRACT_PROVENANCE_MISSING",
+  // Tool servers that cannot start or list their tools (exit 3).
+  "MCP_SERVER_FAILED",
+  // Output schema validation failure (exit 5).
+  "OUTPUT_SCHEMA_INVALID",
+  // Session failures (exit 1).
+  "PREFLIGHT_FAILED",
+  "MODEL_AUTHENTICATION_FAILED",
+  "MODEL_QUOTA_EXCEEDED",
+  "MODEL_RATE_LIMITED",
+  "MODEL_NETWORK_ERROR",
+  "MODEL_TIMEOUT",
+  "MODEL_SERVER_ERROR",
+  "MODEL_BAD_REQUEST",
+  "MODEL_INVALID_RESPONSE",
+  "MODEL_ATTEMPTS_EXHAUSTED",
+  "PROTOCOL_NO_TOOLS",
+  "PROTOCOL_MALFORMED",
+  "BUDGET_EXHAUSTED",
+  "TIMEOUT",
+  "CONTRACT_VIOLATION",
+  "TOOL_RESULT_INVALID",
+  "INTERRUPTED",
+  "INTERNAL_ERROR",
+  // Tool-level codes: carried as data in tool results, not thrown.
+  "TOOL_NOT_FOUND",
+  "TOOL_INPUT_INVALID",
+  "TOOL_NOT_ALLOWED",
+  "TOOL_TIMEOUT",
+  "TOOL_EXECUTION_FAILED",
+  "TOOL_CALL_DROPPED",
+  "TOOL_CONTEXT_BUDGET_EXCEEDED",
+  "TOOL_OUTPUT_HANDLE_INVALID",
+  // Transcript verification.
+  "TRANSCRIPT_INVALID",
+  "RUN_NOT_FOUND",
+] as const;
+
+export type ErrorCode = (typeof errorCodes)[number];

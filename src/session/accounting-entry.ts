@@ -1,0 +1,37 @@
+/** Accounting entries with seed 000 §7's field names. Every model attempt and every tool execution is one. */
+export interface LlmAccountingEntry {
+  readonly type: "llm";
+  readonly provider: string;
+  readonly model: string;
+  readonly status: "ok" | "failed";
+  readonly latency: number;
+  readonly tokens: { readonly input: number; readonly output: number; readonly reasoning?: number; readonly cacheRead?: number };
+  readonly timestamp: number;
+  readonly agentId: string;
+  readonly callPath: string;
+  readonly txnId: string;
+  readonly turn: number;
+  readonly attempt: number;
+  readonly errorCode?: string;
+  readonly errorClass?: string;
+  readonly statusCode?: number;
+}
+
+export interface ToolAccountingEntry {
+  readonly type: "tool";
+  readonly mcpServer: string;
+  readonly command: string;
+  readonly status: "ok" | "failed";
+  readonly latency: number;
+  readonly timestamp: number;
+  readonly charactersIn: number;
+  readonly charactersOut: number;
+  readonly agentId: string;
+  readonly callPath: string;
+  readonly txnId: string;
+  readonly turn: number;
+  readonly callId: string;
+  readonly errorCode?: string;
+}
+
+export type AccountingEntry = LlmAccountingEntry | ToolAccountingEntry;

@@ -1,0 +1,38 @@
+/**
+ * The session appends one entry per state transition (seed 002 Invariant E) to a sink it does not own.
+ * The `transcript` module implements the sink (hash chain, JSONL file, raw payload store); the session
+ * only knows this interface, so it stays free of file systems and databases.
+ */
+export type SessionStateName =
+  | "PRECHECK"
+  | "INFER"
+  | "VALIDATE_CALLS"
+  | "EXECUTE"
+  | "OBSERVE"
+  | "COMMIT"
+  | "TERMINATE";
+
+export interface TranscriptEntryInput {
+  readonly state: SessionStateName;
+  /** Stable id of the step within the run, for example `turn-3/infer`. */
+  readonly step_id: string;
+  readonly turn: number;
+  readonly timestamp: number;
+  /** What the runtime did in this state (its request, decision, the calls it validated...). */
+  readonly action: unknown;
+  /** What came of it (the canonical message, tool results, the outcome...). */
+  readonly result: unknown;
+  /** `provider/model` of the target that answered, for INFER entries. */
+  readonly model_fingerprint: string | null;
+}
+
+export interface TranscriptSink {
+  /** Redacts secrets, hashes and appends the entry; returns the new chain head. */
+  append(entry: TranscriptEntryInput): string;
+  /** Stores a raw payload (a provider request or response) by content hash, after redaction; returns the hash. */
+  storeRaw(payload: unknown): string;
+  readonly entryCount: number;
+  readonly headHash: string;
+  /** Waits until everything appended so far is durable. */
+  flush(): Promise<void>;
+}

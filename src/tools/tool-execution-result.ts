@@ -1,0 +1,28 @@
+import type { ErrorCode } from "../foundation/error-codes.js";
+
+/**
+ * The frozen result of one tool call (seed 003 INV-TOOL-002). Failures are data: `status` and `error_code`
+ * say what happened and `content` is exactly what the model is shown, e.g. `(tool failed: timeout)`.
+ */
+export type ToolResultStatus = "ok" | "failed" | "dropped";
+
+export interface ToolExecutionResult {
+  readonly call_id: string;
+  readonly tool_name: string;
+  readonly status: ToolResultStatus;
+  readonly error_code: ErrorCode | null;
+  /** What the model sees in the tool message. */
+  readonly content: string;
+  /** True when the tool actually ran (validated and executed), whatever its outcome. */
+  readonly executed: boolean;
+  readonly latency_ms: number;
+  readonly characters_in: number;
+  readonly characters_out: number;
+  /** Set when the output was stored behind a handle (seed 000 §3). */
+  readonly handle: string | null;
+  readonly source: { readonly kind: string; readonly server: string | null; readonly tool: string };
+}
+
+export function freezeToolResult(result: ToolExecutionResult): ToolExecutionResult {
+  return Object.freeze({ ...result, source: Object.freeze({ ...result.source }) });
+}

@@ -1,0 +1,57 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { canonicalJson } from "../../src/foundation/canonical-json.js";
+import { blake3Hex, contentHash } from "../../src/foundation/content-hash.js";
+
+describe("canonicalJson (RFC 8785)", () => {
+  it("sorts keys by UTF-16 code units and serialises numbers as ECMAScript does", () => {
+    // The RFC 8785 §3.2.3 sorting example and its number formatting examples.
+    const value = {
+      "\u20ac": "Euro Sign",
+      "\r": "Carriage Return",
+      "\ufb33": "Hebrew Letter Dalet With Dagesh",
+      "1": "One",
+      "\ud83d\ude00": "Emoji: Grinning Face",
+      "\u0080": "Control",
+      "\u00f6": "Latin Small Letter O With Diaeresis",
+    };
+    // Read the keys from the text: Object.keys would list integer-like keys first.
+    const keys = [...canonicalJson(value).matchAll(/"((?:[^"\\]|\\.)*)":/g)].map((match) => JSON.parse(`"${match[1]}"`));
+    expect(keys).toEqual(["\r", "1", "\u0080", "\u00f6", "\u20ac", "\ud83d\ude00", "\ufb33"]);
+    expect(canonicalJson({ numbers: [333333333.3333333, 1e30, 4.5, 0.002, 1e-27, -0] })).toBe(
+      '{"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27,0]}',
+    );
+    expect(canonicalJson({ b: [true, null, "x\u2028"], a: { d: 1, c: undefined } })).toBe(
+      '{"a":{"d":1},"b":[true,null,"x\u2028"]}',
+    );
+  });
+
+  it("rejects values JSON cannot represent", () => {
+    expect(() => canonicalJson({ x: Number.NaN })).toThrow(TypeError);
+    expect(() => canonicalJson({ x: 1n })).toThrow(TypeError);
+  });
+
+  it("is independent of key insertion order and round-trips through JSON.parse", () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        const text = canonicalJson(value);
+        expect(canonicalJson(JSON.parse(text))).toBe(text);
+        if (value !== null && typeof value === "object" && !Array.isArray(value)) {
+          const reversed = Object.fromEntries(Object.entries(value).reverse());
+          expect(canonicalJson(reversed)).toBe(text);
+        }
+      }),
+    );
+  });
+});
+
+describe("BLAKE3 content hash", () => {
+  it("matches the BLAKE3 reference vector for empty input", () => {
+    expect(blake3Hex("")).toBe("af1349b9f5f9a1a6a0404dea36dcc9499bcb25c9adc112b7cc9a93cae41f3262");
+  });
+
+  it("hashes equal values equally and different values differently", () => {
+    expect(contentHash({ a: 1, b: [2] })).toBe(contentHash({ b: [2], a: 1 }));
+    expect(contentHash({ a: 1 })).not.toBe(contentHash({ a: 2 }));
+  });
+});

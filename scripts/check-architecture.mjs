@@ -18,8 +18,29 @@ const allowedImports = {
   testing: ["foundation", "contract", "model", "tools", "session", "transcript"],
   runner: ["foundation", "contract", "model", "tools", "session", "transcript", "config"],
   demo: ["foundation", "contract", "model", "tools", "session", "transcript", "config", "runner", "testing"],
-  cli: ["foundation", "contract", "model", "tools", "session", "transcript", "config", "runner", "demo", "testing"],
-  "index.ts": ["foundation", "contract", "model", "tools", "session", "transcript", "config", "runner", "testing"],
+  cli: [
+    "foundation",
+    "contract",
+    "model",
+    "tools",
+    "session",
+    "transcript",
+    "config",
+    "runner",
+    "demo",
+    "testing",
+  ],
+  "index.ts": [
+    "foundation",
+    "contract",
+    "model",
+    "tools",
+    "session",
+    "transcript",
+    "config",
+    "runner",
+    "testing",
+  ],
 };
 
 /** Concrete implementations that only their own subfolder, the wiring layers and tests may import. */
@@ -72,7 +93,10 @@ for (const file of files) {
       }
     } else {
       for (const rule of restrictedPackages) {
-        if (specifier.startsWith(rule.prefix) && !rule.allowedIn.some((folder) => fromPath.startsWith(`${folder}`))) {
+        if (
+          specifier.startsWith(rule.prefix) &&
+          !rule.allowedIn.some((folder) => fromPath.startsWith(`${folder}`))
+        ) {
           problems.push(`${fromPath}: '${specifier}' may only be imported in ${rule.allowedIn.join(", ")}`);
         }
       }

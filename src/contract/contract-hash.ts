@@ -6,6 +6,11 @@ import type { ExecutionContract, ExecutionContractContent } from "./execution-co
  * its id, its creation time and the hash itself, so that the same inputs always give the same hash.
  */
 export function computeContractHash(contract: ExecutionContractContent | ExecutionContract): string {
-  const { contract_id: _id, contract_hash: _hash, created_at: _created, ...content } = contract as ExecutionContract;
+  const {
+    contract_id: _id,
+    contract_hash: _hash,
+    created_at: _created,
+    ...content
+  } = contract as ExecutionContract;
   return contentHash(content);
 }

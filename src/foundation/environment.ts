@@ -39,7 +39,9 @@ export const systemEnvironment: RuntimeEnvironment = {
  * A deterministic environment: a manual clock that `sleep` advances instantly, sequential ids, seeded randomness.
  * Used by tests and by replay.
  */
-export function deterministicEnvironment(options: { start?: number; seed?: number } = {}): RuntimeEnvironment & {
+export function deterministicEnvironment(
+  options: { start?: number; seed?: number } = {},
+): RuntimeEnvironment & {
   advance(milliseconds: number): void;
   slept: number[];
 } {

@@ -5,7 +5,12 @@ export interface LlmAccountingEntry {
   readonly model: string;
   readonly status: "ok" | "failed";
   readonly latency: number;
-  readonly tokens: { readonly input: number; readonly output: number; readonly reasoning?: number; readonly cacheRead?: number };
+  readonly tokens: {
+    readonly input: number;
+    readonly output: number;
+    readonly reasoning?: number;
+    readonly cacheRead?: number;
+  };
   readonly timestamp: number;
   readonly agentId: string;
   readonly callPath: string;

@@ -16,7 +16,9 @@ describe("canonicalJson (RFC 8785)", () => {
       "\u00f6": "Latin Small Letter O With Diaeresis",
     };
     // Read the keys from the text: Object.keys would list integer-like keys first.
-    const keys = [...canonicalJson(value).matchAll(/"((?:[^"\\]|\\.)*)":/g)].map((match) => JSON.parse(`"${match[1]}"`));
+    const keys = [...canonicalJson(value).matchAll(/"((?:[^"\\]|\\.)*)":/g)].map((match) =>
+      JSON.parse(`"${match[1]}"`),
+    );
     expect(keys).toEqual(["\r", "1", "\u0080", "\u00f6", "\u20ac", "\ud83d\ude00", "\ufb33"]);
     expect(canonicalJson({ numbers: [333333333.3333333, 1e30, 4.5, 0.002, 1e-27, -0] })).toBe(
       '{"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27,0]}',

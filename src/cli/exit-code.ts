@@ -1,0 +1,32 @@
+import type { ErrorCode } from "../foundation/error-codes.js";
+import type { AIAgentResult } from "../session/agent-result.js";
+
+/** CLI exit codes of seed 000 §4, chosen from typed error codes, never from message text. */
+export const exitCodes = {
+  success: 0,
+  sessionFailure: 1,
+  toolServerFailure: 3,
+  invalidInput: 4,
+  schemaValidation: 5,
+} as const;
+
+const invalidInputCodes: ReadonlySet<ErrorCode> = new Set([
+  "ARGUMENT_INVALID",
+  "AGENT_FILE_INVALID",
+  "CONFIGURATION_INVALID",
+  "ENVIRONMENT_VARIABLE_UNRESOLVED",
+  "CONTRACT_INVALID",
+]);
+
+export function exitCodeForError(code: ErrorCode): number {
+  if (invalidInputCodes.has(code)) return exitCodes.invalidInput;
+  if (code === "MCP_SERVER_FAILED") return exitCodes.toolServerFailure;
+  if (code === "OUTPUT_SCHEMA_INVALID") return exitCodes.schemaValidation;
+  return exitCodes.sessionFailure;
+}
+
+/** Never 0 when `success` is false (seed 000 §10 "wrong exit code"). */
+export function exitCodeForResult(result: AIAgentResult): number {
+  if (result.success) return exitCodes.success;
+  return result.error === null ? exitCodes.sessionFailure : exitCodeForError(result.error.code);
+}

@@ -1,0 +1,69 @@
+import { CharterError } from "../foundation/charter-error.js";
+import { runAgent } from "../runner/run-agent.js";
+import { finalReportText } from "../session/final-report.js";
+import type { CliStreams } from "./cli-streams.js";
+import { exitCodeForResult } from "./exit-code.js";
+import { createProgressReporter } from "./progress-reporter.js";
+
+/** `charter run <agent.md> [prompt|-]`: the report on stdout (or the whole result with --json). */
+export async function runCommand(
+  positionals: readonly string[],
+  values: { config?: string; set?: string[]; json?: boolean; "runs-dir"?: string },
+  streams: CliStreams,
+): Promise<number> {
+  const [agentPath, promptArgument, ...extra] = positionals;
+  if (agentPath === undefined) {
+    throw new CharterError(
+      "ARGUMENT_INVALID",
+      "charter run needs an agent file: charter run <agent.md> [prompt|-]",
+      {
+        details: { argument: "agent" },
+      },
+    );
+  }
+  if (extra.length > 0) {
+    throw new CharterError(
+      "ARGUMENT_INVALID",
+      `unexpected arguments: ${extra.join(" ")} (quote the prompt)`,
+      {
+        details: { argument: "prompt" },
+      },
+    );
+  }
+  const prompt =
+    promptArgument === undefined || promptArgument === "-" ? await readAll(streams.stdin) : promptArgument;
+  if (prompt.trim() === "") {
+    throw new CharterError(
+      "ARGUMENT_INVALID",
+      "the prompt is empty: pass it as an argument or on stdin with '-'",
+      {
+        details: { argument: "prompt" },
+      },
+    );
+  }
+  const progress = values.json ? undefined : createProgressReporter(streams.stderr as NodeJS.WriteStream);
+  const result = await runAgent({
+    agentPath,
+    prompt,
+    ...(values.config !== undefined ? { configPath: values.config } : {}),
+    ...(values.set !== undefined ? { set: values.set } : {}),
+    ...(values["runs-dir"] !== undefined ? { runsDirectory: values["runs-dir"] } : {}),
+    signal: streams.signal,
+    ...(progress !== undefined ? { onTransition: progress } : {}),
+  });
+  if (values.json) {
+    streams.stdout.write(`${JSON.stringify(result)}\n`);
+  } else {
+    if (result.finalReport !== null) streams.stdout.write(`${finalReportText(result.finalReport)}\n`);
+    if (!result.success && result.error !== null) {
+      streams.stderr.write(`charter: ${result.outcome}: ${result.error.code}: ${result.error.message}\n`);
+    }
+  }
+  return exitCodeForResult(result);
+}
+
+async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
+  return Buffer.concat(chunks).toString("utf8");
+}

@@ -1,0 +1,103 @@
+import { z } from "zod";
+import { outputFormatSchema, toolPolicySchema } from "../contract/execution-contract.js";
+import { parseDuration } from "./parse-duration.js";
+
+const positiveInteger = z.number().int().positive();
+const nonNegativeInteger = z.number().int().nonnegative();
+const providerModelReference = z
+  .string()
+  .regex(/^[^/\s]+\/\S+$/, { error: 'expected "provider/model", for example "openai/gpt-4o"' });
+
+/** One string or a list of strings, always read as a list. */
+function stringOrList(item: z.ZodString, what: string) {
+  return z
+    .union([z.string(), z.array(z.string())], { error: `expected ${what} or a list of them` })
+    .transform((value) => (typeof value === "string" ? [value] : value))
+    .pipe(z.array(item));
+}
+
+const durationSchema = z
+  .union([z.number(), z.string()], {
+    error: 'expected a duration: milliseconds, or a string such as "500ms", "5s", "2m", "1h"',
+  })
+  .transform((value, context) => {
+    const milliseconds = parseDuration(value);
+    if (milliseconds === undefined) {
+      context.addIssue({
+        code: "custom",
+        message: `${JSON.stringify(value)} is not a positive duration (milliseconds, or "500ms", "5s", "2m", "1h")`,
+      });
+      return z.NEVER;
+    }
+    return milliseconds;
+  });
+
+/** The request parameters: each may be `null`, meaning "do not send it to the provider". */
+export const modelParameterShape = {
+  temperature: z.number().nonnegative().nullable().optional(),
+  topP: z.number().min(0).max(1).nullable().optional(),
+  topK: positiveInteger.nullable().optional(),
+  maxOutputTokens: positiveInteger.nullable().optional(),
+  frequencyPenalty: z.number().nullable().optional(),
+  presencePenalty: z.number().nullable().optional(),
+  seed: z.number().int().nullable().optional(),
+  stopSequences: stringOrList(z.string(), "a stop sequence").nullable().optional(),
+};
+
+const outputSchema = z
+  .object({
+    format: outputFormatSchema,
+    schema: z.record(z.string(), z.unknown()).optional(),
+  })
+  .strict()
+  .refine((output) => output.schema === undefined || output.format === "json", {
+    error: 'an output schema requires format "json"',
+    path: ["schema"],
+  });
+
+/**
+ * Every key an agent's frontmatter may set; the same keys are accepted in the configuration's
+ * `defaults` and by `--set`. Strict: an unknown key is an error, never silently ignored.
+ */
+export const agentSettingsShape = {
+  description: z.string().optional(),
+  models: stringOrList(providerModelReference, 'a "provider/model" target')
+    .refine((models) => models.length > 0, { error: "at least one model target is required" })
+    .optional(),
+  tools: stringOrList(z.string().min(1), "a tool or MCP server name").optional(),
+  ...modelParameterShape,
+  maxTurns: positiveInteger.optional(),
+  maxToolCallsPerTurn: positiveInteger.optional(),
+  maxRetries: positiveInteger.optional(),
+  maxFormatRetries: nonNegativeInteger.optional(),
+  maxTokensConsumed: positiveInteger.nullable().optional(),
+  toolTimeout: durationSchema.optional(),
+  stepTimeout: durationSchema.nullable().optional(),
+  totalTimeout: durationSchema.nullable().optional(),
+  toolResponseMaxBytes: positiveInteger.optional(),
+  toolPolicy: toolPolicySchema.optional(),
+  allowedTools: z.array(z.string().min(1)).nullable().optional(),
+  cycleForbid: z.array(z.tuple([z.string().min(1), z.string().min(1)])).optional(),
+  strict: z.boolean().optional(),
+  tokenGate: z.boolean().optional(),
+  forceSynthesisAtRatio: z.number().gt(0).lte(1).nullable().optional(),
+  reservedSystemTokens: nonNegativeInteger.optional(),
+  reservedSynthesisTokens: nonNegativeInteger.optional(),
+  contextWindowBufferTokens: nonNegativeInteger.optional(),
+  output: outputSchema.optional(),
+  modelProfile: z.string().min(1).optional(),
+};
+
+export const agentSettingsSchema = z.object(agentSettingsShape).strict();
+
+/** Parsed settings: durations in milliseconds, `models`, `tools` and `stopSequences` always lists. */
+export type AgentSettings = z.output<typeof agentSettingsSchema>;
+export type AgentSettingKey = keyof typeof agentSettingsShape;
+
+export const agentSettingKeys: readonly AgentSettingKey[] = Object.keys(
+  agentSettingsShape,
+) as AgentSettingKey[];
+
+export function isAgentSettingKey(key: string): key is AgentSettingKey {
+  return Object.hasOwn(agentSettingsShape, key);
+}

@@ -1,0 +1,82 @@
+import { deepFreeze } from "../foundation/deep-freeze.js";
+import type { OutputFormat, ToolPolicy } from "./execution-contract.js";
+
+/**
+ * The built-in defaults: the lowest layer of contract precedence (command line > agent file >
+ * configuration `defaults` > per-model configuration > these). Keys are the agent frontmatter keys,
+ * plus `contextWindow` (a per-model setting) and the fixed contract constants. docs/configuration.md
+ * lists the same table; a test keeps the two equal.
+ */
+export interface ContractDefaults {
+  readonly maxTurns: number;
+  readonly maxRetries: number;
+  readonly maxToolCallsPerTurn: number;
+  readonly maxFormatRetries: number;
+  readonly maxTokensConsumed: number | null;
+  readonly toolTimeout: number;
+  readonly stepTimeout: number | null;
+  readonly totalTimeout: number | null;
+  readonly toolResponseMaxBytes: number;
+  readonly toolPolicy: ToolPolicy;
+  readonly allowedTools: readonly string[] | null;
+  readonly cycleForbid: readonly (readonly [string, string])[];
+  readonly strict: boolean;
+  readonly tokenGate: boolean;
+  readonly contextWindow: number;
+  readonly contextWindowBufferTokens: number;
+  readonly maxOutputTokens: number;
+  readonly reservedSystemTokens: number;
+  readonly reservedSynthesisTokens: number;
+  readonly forceSynthesisAtRatio: number | null;
+  readonly temperature: number | null;
+  readonly topP: number | null;
+  readonly topK: number | null;
+  readonly frequencyPenalty: number | null;
+  readonly presencePenalty: number | null;
+  readonly seed: number | null;
+  readonly stopSequences: readonly string[] | null;
+  readonly output: {
+    readonly format: OutputFormat;
+    readonly schema: Readonly<Record<string, unknown>> | null;
+  };
+  readonly truncationMarker: string;
+  readonly summarizerModel: string | null;
+  readonly grammarProfile: string | null;
+  readonly speculativeExec: boolean;
+}
+
+export const contractDefaults: ContractDefaults = deepFreeze({
+  maxTurns: 10,
+  maxRetries: 3,
+  maxToolCallsPerTurn: 10,
+  // Strict mode disables repair, not the retry: one format retry stays the default either way.
+  maxFormatRetries: 1,
+  maxTokensConsumed: null,
+  toolTimeout: 60_000,
+  stepTimeout: null,
+  totalTimeout: null,
+  toolResponseMaxBytes: 12_288,
+  toolPolicy: "optional",
+  allowedTools: null,
+  cycleForbid: [],
+  strict: false,
+  tokenGate: false,
+  contextWindow: 128_000,
+  contextWindowBufferTokens: 256,
+  maxOutputTokens: 4096,
+  reservedSystemTokens: 0,
+  reservedSynthesisTokens: 1024,
+  forceSynthesisAtRatio: null,
+  temperature: null,
+  topP: null,
+  topK: null,
+  frequencyPenalty: null,
+  presencePenalty: null,
+  seed: null,
+  stopSequences: null,
+  output: { format: "markdown", schema: null },
+  truncationMarker: "[…truncated]",
+  summarizerModel: null,
+  grammarProfile: null,
+  speculativeExec: false,
+});

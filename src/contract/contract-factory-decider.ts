@@ -1,0 +1,69 @@
+import type { ContractFactoryInput, ContractSettings, DecisionSource } from "./contract-factory-input.js";
+
+type SettingValue<Key extends keyof ContractSettings> = Exclude<ContractSettings[Key], undefined>;
+
+export interface LayeredSetting<Key extends keyof ContractSettings> {
+  readonly value: SettingValue<Key>;
+  readonly source: DecisionSource;
+}
+
+/**
+ * Resolves one setting through the precedence ladder (command line > agent file > configuration
+ * `defaults` > per-model configuration > built-in default) and records where the value came from.
+ */
+export interface ContractDecider {
+  <Key extends keyof ContractSettings, Fallback>(
+    decisionKey: string,
+    key: Key,
+    fallback: Fallback,
+    modelValue?: ContractSettings[Key],
+  ): SettingValue<Key> | Fallback;
+  /** The value from the three setting layers only (no model, no default), or undefined. */
+  layered<Key extends keyof ContractSettings>(key: Key): LayeredSetting<Key> | undefined;
+  record(decisionKey: string, source: DecisionSource): void;
+  readonly decisions: Record<string, DecisionSource>;
+}
+
+export function contractDecider(input: ContractFactoryInput): ContractDecider {
+  const layers: readonly (readonly [DecisionSource, ContractSettings])[] = [
+    ["cli", input.overrides],
+    ["agent", input.agent.settings],
+    ["configuration", input.configurationDefaults],
+  ];
+  const decisions: Record<string, DecisionSource> = {};
+
+  function layered<Key extends keyof ContractSettings>(key: Key): LayeredSetting<Key> | undefined {
+    for (const [source, settings] of layers) {
+      const value = settings[key];
+      if (value !== undefined) return { value: value as SettingValue<Key>, source };
+    }
+    return undefined;
+  }
+
+  function decide<Key extends keyof ContractSettings, Fallback>(
+    decisionKey: string,
+    key: Key,
+    fallback: Fallback,
+    modelValue?: ContractSettings[Key],
+  ): SettingValue<Key> | Fallback {
+    const found = layered(key);
+    if (found !== undefined) {
+      decisions[decisionKey] = found.source;
+      return found.value;
+    }
+    if (modelValue !== undefined) {
+      decisions[decisionKey] = "model";
+      return modelValue as SettingValue<Key>;
+    }
+    decisions[decisionKey] = "default";
+    return fallback;
+  }
+
+  return Object.assign(decide, {
+    layered,
+    record(decisionKey: string, source: DecisionSource): void {
+      decisions[decisionKey] = source;
+    },
+    decisions,
+  });
+}

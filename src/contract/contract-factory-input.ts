@@ -1,0 +1,80 @@
+import type { RuntimeEnvironment } from "../foundation/environment.js";
+import type { OutputFormat, ToolManifestEntry, ToolPolicy } from "./execution-contract.js";
+
+/**
+ * The request parameters a layer may set. `null` means "do not send this parameter"; an absent key
+ * means "this layer has no opinion", so a lower layer decides.
+ */
+export interface ModelParameterSettings {
+  readonly temperature?: number | null;
+  readonly topP?: number | null;
+  readonly topK?: number | null;
+  readonly maxOutputTokens?: number | null;
+  readonly frequencyPenalty?: number | null;
+  readonly presencePenalty?: number | null;
+  readonly seed?: number | null;
+  readonly stopSequences?: readonly string[] | null;
+}
+
+/**
+ * One layer of contract settings (command line, agent frontmatter or configuration `defaults`), already
+ * parsed: durations in milliseconds, camelCase keys as in the agent frontmatter. Defined here so that the
+ * contract module does not depend on how settings are read.
+ */
+export interface ContractSettings extends ModelParameterSettings {
+  readonly maxTurns?: number;
+  readonly maxToolCallsPerTurn?: number;
+  readonly maxRetries?: number;
+  readonly maxFormatRetries?: number;
+  readonly maxTokensConsumed?: number | null;
+  readonly toolTimeout?: number;
+  readonly stepTimeout?: number | null;
+  readonly totalTimeout?: number | null;
+  readonly toolResponseMaxBytes?: number;
+  readonly toolPolicy?: ToolPolicy;
+  readonly allowedTools?: readonly string[] | null;
+  readonly cycleForbid?: readonly (readonly [string, string])[];
+  readonly strict?: boolean;
+  readonly tokenGate?: boolean;
+  readonly forceSynthesisAtRatio?: number | null;
+  readonly reservedSystemTokens?: number;
+  readonly reservedSynthesisTokens?: number;
+  readonly contextWindowBufferTokens?: number;
+  readonly output?: {
+    readonly format: OutputFormat;
+    readonly schema?: Readonly<Record<string, unknown>> | null;
+  };
+  readonly modelProfile?: string;
+}
+
+/** A `provider/model` target as resolved from the configuration. */
+export interface ContractModelTargetInput {
+  readonly provider: string;
+  readonly model: string;
+  /** Absent: the built-in default context window applies. */
+  readonly contextWindow?: number;
+  readonly contextWindowBufferTokens?: number;
+  readonly tokenizer?: string | null;
+  /** Per-model request parameter overrides from the configuration. */
+  readonly parameters?: ModelParameterSettings;
+}
+
+export interface ContractFactoryInput {
+  readonly agent: { readonly id: string; readonly systemPrompt: string; readonly settings: ContractSettings };
+  readonly configurationDefaults: ContractSettings;
+  /** Command-line `--set` overrides: the highest layer. */
+  readonly overrides: ContractSettings;
+  /** In fallback order; the first is the primary target. */
+  readonly modelTargets: readonly ContractModelTargetInput[];
+  /** Every tool the run may offer, built-ins included. */
+  readonly toolManifest: readonly ToolManifestEntry[];
+  readonly parentContractHash: string | null;
+  /** Wins over every `modelProfile` setting when given. */
+  readonly modelProfileId?: string;
+  readonly adapterVersion: string;
+  /** Supplies `contract_id` and `created_at`, the two fields the hash leaves out. */
+  readonly environment: RuntimeEnvironment;
+}
+
+/** Where a contract decision came from, recorded in `decisions`. */
+export type DecisionSource = "cli" | "agent" | "configuration" | "model" | "default" | "input";

@@ -1,0 +1,181 @@
+import { deepFreeze } from "../foundation/deep-freeze.js";
+import { contractDefaults } from "./contract-defaults.js";
+import { contractDecider } from "./contract-factory-decider.js";
+import type { ContractFactoryInput } from "./contract-factory-input.js";
+import { contractInvalid } from "./contract-factory-invalid.js";
+import { sortedToolManifest } from "./contract-factory-tool-manifest.js";
+import { computeContractHash } from "./contract-hash.js";
+import {
+  contractSchemaVersion,
+  type ExecutionContract,
+  type ExecutionContractContent,
+  executionContractContentSchema,
+} from "./execution-contract.js";
+
+/**
+ * The contract creation boundary (seed 002 Phase 2b): turns the agent, the configuration, the command
+ * line, the resolved model targets and the tool manifest into one validated, hashed, deeply frozen
+ * `ExecutionContract`. Deterministic: the same inputs give the same `contract_hash`; only `contract_id`
+ * and `created_at`, which the hash leaves out, come from the environment. Every decision records its
+ * source in `decisions`, so the transcript can say why a limit has the value it has.
+ */
+export function buildExecutionContract(input: ContractFactoryInput): ExecutionContract {
+  const primaryTarget = input.modelTargets[0];
+  if (primaryTarget === undefined) {
+    throw contractInvalid([{ path: "model_targets", message: "at least one model target is required" }]);
+  }
+  const decide = contractDecider(input);
+  const primaryParameters = primaryTarget.parameters ?? {};
+
+  const maxOutputTokens = decide(
+    "max_output_tokens",
+    "maxOutputTokens",
+    contractDefaults.maxOutputTokens,
+    primaryParameters.maxOutputTokens,
+  );
+  const layeredBuffer = decide.layered("contextWindowBufferTokens");
+  const modelTargets = input.modelTargets.map((target) => ({
+    provider: target.provider,
+    model: target.model,
+    context_window: target.contextWindow ?? contractDefaults.contextWindow,
+    context_window_buffer_tokens:
+      layeredBuffer?.value ?? target.contextWindowBufferTokens ?? contractDefaults.contextWindowBufferTokens,
+    tokenizer: target.tokenizer ?? null,
+  }));
+  // The budget must hold for every target the run may fall back to, so it takes the tightest of them.
+  const contextWindow = Math.min(...modelTargets.map((target) => target.context_window));
+  const contextWindowBuffer = Math.max(...modelTargets.map((target) => target.context_window_buffer_tokens));
+  decide.record(
+    "context_window",
+    input.modelTargets.some((target) => target.contextWindow === contextWindow) ? "model" : "default",
+  );
+  decide.record(
+    "context_window_buffer_tokens",
+    layeredBuffer?.source ??
+      (input.modelTargets.some((target) => target.contextWindowBufferTokens === contextWindowBuffer)
+        ? "model"
+        : "default"),
+  );
+
+  const output = decide("output", "output", contractDefaults.output);
+  const modelProfileId =
+    input.modelProfileId ??
+    decide("model_profile_id", "modelProfile", `${primaryTarget.provider}/${primaryTarget.model}`);
+  if (input.modelProfileId !== undefined) decide.record("model_profile_id", "input");
+
+  const draft = {
+    schema_version: contractSchemaVersion,
+    parent_contract_hash: input.parentContractHash,
+    model_profile_id: modelProfileId,
+    agent_id: input.agent.id,
+    system_prompt: input.agent.systemPrompt,
+    tool_policy: decide("tool_policy", "toolPolicy", contractDefaults.toolPolicy),
+    allowed_tools: decide("allowed_tools", "allowedTools", contractDefaults.allowedTools),
+    strict_mode: decide("strict_mode", "strict", contractDefaults.strict),
+    max_inferences: decide("max_inferences", "maxTurns", contractDefaults.maxTurns),
+    max_tokens_consumed: decide(
+      "max_tokens_consumed",
+      "maxTokensConsumed",
+      contractDefaults.maxTokensConsumed,
+    ),
+    max_format_retries: decide("max_format_retries", "maxFormatRetries", contractDefaults.maxFormatRetries),
+    max_retries: decide("max_retries", "maxRetries", contractDefaults.maxRetries),
+    max_tool_calls_per_turn: decide(
+      "max_tool_calls_per_turn",
+      "maxToolCallsPerTurn",
+      contractDefaults.maxToolCallsPerTurn,
+    ),
+    step_timeout_ms: decide("step_timeout_ms", "stepTimeout", contractDefaults.stepTimeout),
+    total_timeout_ms: decide("total_timeout_ms", "totalTimeout", contractDefaults.totalTimeout),
+    tool_timeout_ms: decide("tool_timeout_ms", "toolTimeout", contractDefaults.toolTimeout),
+    context_budget: {
+      context_window: contextWindow,
+      context_window_buffer_tokens: contextWindowBuffer,
+      // `null` only means "do not send the parameter"; the context guard still reserves room for the answer.
+      max_output_tokens: maxOutputTokens ?? contractDefaults.maxOutputTokens,
+      reserved_system: decide(
+        "reserved_system",
+        "reservedSystemTokens",
+        contractDefaults.reservedSystemTokens,
+      ),
+      reserved_synthesis: decide(
+        "reserved_synthesis",
+        "reservedSynthesisTokens",
+        contractDefaults.reservedSynthesisTokens,
+      ),
+      force_synthesis_at_ratio: decide(
+        "force_synthesis_at_ratio",
+        "forceSynthesisAtRatio",
+        contractDefaults.forceSynthesisAtRatio,
+      ),
+    },
+    tool_output_budget: {
+      max_bytes_per_call: decide(
+        "max_bytes_per_call",
+        "toolResponseMaxBytes",
+        contractDefaults.toolResponseMaxBytes,
+      ),
+      truncation_marker: contractDefaults.truncationMarker,
+      summarizer_model: contractDefaults.summarizerModel,
+    },
+    adapter_version: input.adapterVersion,
+    grammar_profile: contractDefaults.grammarProfile,
+    grammar: null,
+    logits_mask: null,
+    token_gate: decide("token_gate", "tokenGate", contractDefaults.tokenGate),
+    speculative_exec: contractDefaults.speculativeExec,
+    cycle_forbid: decide("cycle_forbid", "cycleForbid", contractDefaults.cycleForbid),
+    model_targets: modelTargets,
+    request_parameters: {
+      temperature: decide(
+        "temperature",
+        "temperature",
+        contractDefaults.temperature,
+        primaryParameters.temperature,
+      ),
+      top_p: decide("top_p", "topP", contractDefaults.topP, primaryParameters.topP),
+      top_k: decide("top_k", "topK", contractDefaults.topK, primaryParameters.topK),
+      max_output_tokens: maxOutputTokens,
+      frequency_penalty: decide(
+        "frequency_penalty",
+        "frequencyPenalty",
+        contractDefaults.frequencyPenalty,
+        primaryParameters.frequencyPenalty,
+      ),
+      presence_penalty: decide(
+        "presence_penalty",
+        "presencePenalty",
+        contractDefaults.presencePenalty,
+        primaryParameters.presencePenalty,
+      ),
+      seed: decide("seed", "seed", contractDefaults.seed, primaryParameters.seed),
+      stop_sequences: decide(
+        "stop_sequences",
+        "stopSequences",
+        contractDefaults.stopSequences,
+        primaryParameters.stopSequences,
+      ),
+    },
+    output: { format: output.format, schema: output.schema ?? null },
+    tool_manifest: sortedToolManifest(input.toolManifest),
+    decisions: decide.decisions,
+  };
+
+  // A private copy: freezing the contract must not freeze (or alias) objects the caller still holds.
+  const parsed = executionContractContentSchema.safeParse(structuredClone(draft));
+  if (!parsed.success) {
+    throw contractInvalid(
+      parsed.error.issues.map((issue) => ({
+        path: issue.path.map(String).join("."),
+        message: issue.message,
+      })),
+    );
+  }
+  const content: ExecutionContractContent = parsed.data;
+  return deepFreeze({
+    contract_id: input.environment.newId("contract"),
+    contract_hash: computeContractHash(content),
+    created_at: new Date(input.environment.now()).toISOString(),
+    ...content,
+  });
+}

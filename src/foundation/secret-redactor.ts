@@ -1,0 +1,155 @@
+/**
+ * Keys whose values are credentials whatever they contain, compared case-insensitively.
+ * `api_key` and `set-cookie` are the same credentials under their other common spellings.
+ */
+const sensitiveKeys: ReadonlySet<string> = new Set([
+  "authorization",
+  "proxy-authorization",
+  "api-key",
+  "apikey",
+  "api_key",
+  "x-api-key",
+  "cookie",
+  "set-cookie",
+]);
+
+// Checking the length first keeps the common key (not sensitive) free of a lower-casing allocation.
+const sensitiveKeyLengths: ReadonlySet<number> = new Set([...sensitiveKeys].map((key) => key.length));
+
+/** Secrets shorter than this would redact ordinary words and numbers, so they are not registered. */
+const minimumSecretLength = 4;
+
+/**
+ * Removes registered secret values (and the values of credential-bearing keys) from strings and JSON-like
+ * values before they reach a transcript, a hash or a file. Each occurrence becomes `[REDACTED:<label>]`.
+ *
+ * All secrets are matched by one combined regular expression, rebuilt only when a secret is added, so the
+ * cost per string is one scan whatever the number of secrets, and nothing at all when there are none.
+ */
+export class SecretRedactor {
+  // Every form a secret is matched in (as given, JSON-escaped, URL-encoded) -> its label.
+  readonly #labels = new Map<string, string>();
+  #pattern: RegExp | null = null;
+  #patternIsStale = false;
+  readonly #replace = (match: string): string => `[REDACTED:${this.#labels.get(match) ?? "secret"}]`;
+
+  /** Registers a secret; values shorter than four characters are ignored (they would redact ordinary text). */
+  addSecret(value: string, label: string): void {
+    if (typeof value !== "string" || value.length < minimumSecretLength) return;
+    // A secret also reaches payloads inside JSON-encoded strings (tool arguments) and URLs (query parameters).
+    const forms = new Set([value, JSON.stringify(value).slice(1, -1), safeEncodeUriComponent(value)]);
+    for (const form of forms) {
+      if (form === null || form.length < minimumSecretLength) continue;
+      this.#labels.set(form, label);
+    }
+    this.#patternIsStale = true;
+  }
+
+  /** How many distinct secret forms are registered. */
+  get secretCount(): number {
+    return this.#labels.size;
+  }
+
+  /** Replaces every registered secret in the text; returns the same string when there is none. */
+  redactString(text: string): string {
+    const pattern = this.#currentPattern();
+    if (pattern === null) return text;
+    pattern.lastIndex = 0;
+    // `search` scans without building a new string; most texts contain no secret.
+    if (text.search(pattern) === -1) return text;
+    return text.replace(pattern, this.#replace);
+  }
+
+  /**
+   * Redacts a JSON-like value deeply: registered secrets inside strings, and the whole string value of any
+   * credential-bearing key (authorization, api-key, apiKey, x-api-key, proxy-authorization, cookie...).
+   * Returns the same value (same object identity) when nothing changed; otherwise a copy of only the
+   * objects and arrays on the path to each change.
+   */
+  redactValue(value: unknown): unknown {
+    return this.#redactNode(value, this.#currentPattern());
+  }
+
+  #currentPattern(): RegExp | null {
+    if (this.#patternIsStale) {
+      this.#patternIsStale = false;
+      // Longest first, so that a secret which extends another is replaced whole.
+      const forms = [...this.#labels.keys()].sort((left, right) => right.length - left.length);
+      this.#pattern =
+        forms.length === 0 ? null : new RegExp(forms.map(escapeRegularExpression).join("|"), "g");
+    }
+    return this.#pattern;
+  }
+
+  #redactNode(value: unknown, pattern: RegExp | null): unknown {
+    if (typeof value === "string") return pattern === null ? value : this.redactString(value);
+    if (value === null || typeof value !== "object") return value;
+    if (Array.isArray(value)) return this.#redactArray(value, pattern);
+    // Serialisation goes through toJSON (dates, errors), so redaction must see what it returns.
+    const toJSON = (value as { toJSON?: unknown }).toJSON;
+    if (typeof toJSON === "function") {
+      const serialised: unknown = toJSON.call(value);
+      const redacted = this.#redactNode(serialised, pattern);
+      return redacted === serialised ? value : redacted;
+    }
+    return this.#redactRecord(value as Record<string, unknown>, pattern);
+  }
+
+  #redactArray(items: readonly unknown[], pattern: RegExp | null): unknown {
+    let copy: unknown[] | null = null;
+    for (let index = 0; index < items.length; index++) {
+      const item = items[index];
+      const redacted = this.#redactNode(item, pattern);
+      if (redacted !== item) {
+        copy ??= items.slice();
+        copy[index] = redacted;
+      }
+    }
+    return copy ?? items;
+  }
+
+  #redactRecord(record: Record<string, unknown>, pattern: RegExp | null): unknown {
+    let copy: Record<string, unknown> | null = null;
+    for (const key in record) {
+      if (!Object.hasOwn(record, key)) continue;
+      const member = record[key];
+      let redacted: unknown;
+      if (sensitiveKeyLengths.has(key.length) && sensitiveKeys.has(key.toLowerCase())) {
+        redacted = redactCredential(member, key, () => this.#redactNode(member, pattern));
+      } else {
+        redacted = this.#redactNode(member, pattern);
+      }
+      if (redacted !== member) {
+        copy ??= { ...record };
+        copy[key] = redacted;
+      }
+    }
+    return copy ?? record;
+  }
+}
+
+/**
+ * The value of a credential-bearing key: strings (and lists of strings, as `set-cookie` headers are) are
+ * replaced whole. Other values are only scanned for registered secrets, because an object under such a
+ * key is structure, not a credential (a JSON schema property named `apiKey`, for example).
+ */
+function redactCredential(member: unknown, key: string, scan: () => unknown): unknown {
+  if (typeof member === "string") return member === "" ? member : `[REDACTED:${key.toLowerCase()}]`;
+  if (Array.isArray(member) && member.length > 0 && member.every((item) => typeof item === "string")) {
+    return member.map(() => `[REDACTED:${key.toLowerCase()}]`);
+  }
+  return scan();
+}
+
+function escapeRegularExpression(text: string): string {
+  return text.replace(/[\\^$.*+?()[\]{}|/-]/g, "\\$&");
+}
+
+function safeEncodeUriComponent(text: string): string | null {
+  try {
+    return encodeURIComponent(text);
+  } catch {
+    // Lone surrogates cannot be URL-encoded; such a secret can only appear in its raw form.
+    return null;
+  }
+}

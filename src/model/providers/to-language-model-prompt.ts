@@ -1,0 +1,152 @@
+import type {
+  LanguageModelV4Message,
+  LanguageModelV4Prompt,
+  LanguageModelV4ReasoningPart,
+  LanguageModelV4TextPart,
+  LanguageModelV4ToolCallPart,
+} from "@ai-sdk/provider";
+import type { AgentMessage, ToolInvocation } from "../../contract/agent-message.js";
+
+type AssistantPart = LanguageModelV4TextPart | LanguageModelV4ReasoningPart | LanguageModelV4ToolCallPart;
+
+/** Sent as the result of an assistant tool call the conversation never answered. */
+export const missingToolResultText = "(tool failed: no result was recorded for this call)";
+
+// Canonical messages are immutable, so each is converted once for the whole session.
+const convertedMessages = new WeakMap<AgentMessage, LanguageModelV4Message>();
+
+/**
+ * The argument text sent back for a call: the provider's own text when it is a JSON object (so the
+ * conversation is replayed to the provider exactly as it was produced), otherwise the canonical object
+ * (the call was repaired, or the provider sent "" for a tool without arguments).
+ */
+function toolCallInput(call: ToolInvocation): unknown {
+  const text = call.raw_payload?.arguments_text;
+  if (typeof text === "string" && text !== "") {
+    try {
+      const parsed: unknown = JSON.parse(text);
+      if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) return text;
+    } catch {
+      // Repaired arguments: the canonical object below is what was executed.
+    }
+  }
+  return call.arguments;
+}
+
+function convertMessage(message: AgentMessage): LanguageModelV4Message {
+  const cached = convertedMessages.get(message);
+  if (cached !== undefined) return cached;
+  let converted: LanguageModelV4Message;
+  switch (message.role) {
+    case "system":
+      converted = { role: "system", content: message.content };
+      break;
+    case "user":
+      converted = { role: "user", content: [{ type: "text", text: message.content }] };
+      break;
+    case "assistant": {
+      const content: AssistantPart[] = [];
+      if (message.reasoning !== undefined && message.reasoning !== "") {
+        content.push({ type: "reasoning", text: message.reasoning });
+      }
+      if (message.content !== "" || message.tool_calls.length === 0) {
+        content.push({ type: "text", text: message.content });
+      }
+      for (const call of message.tool_calls) {
+        content.push({
+          type: "tool-call",
+          toolCallId: call.id,
+          toolName: call.name,
+          input: toolCallInput(call),
+        });
+      }
+      converted = { role: "assistant", content };
+      break;
+    }
+    case "tool":
+      converted = {
+        role: "tool",
+        content: [
+          {
+            type: "tool-result",
+            toolCallId: message.tool_call_id ?? "",
+            toolName: message.tool_name ?? "",
+            output: { type: "text", value: message.content },
+          },
+        ],
+      };
+      break;
+  }
+  convertedMessages.set(message, converted);
+  return converted;
+}
+
+function missingResult(callId: string, toolName: string): LanguageModelV4Message {
+  return {
+    role: "tool",
+    content: [
+      {
+        type: "tool-result",
+        toolCallId: callId,
+        toolName,
+        output: { type: "text", value: missingToolResultText },
+      },
+    ],
+  };
+}
+
+function unmatchedResultsNote(unmatched: readonly AgentMessage[]): LanguageModelV4Message {
+  const text = unmatched
+    .map(
+      (message) =>
+        `Result for tool call ${message.tool_call_id ?? "(no id)"} (${message.tool_name ?? "unknown tool"}):\n${message.content}`,
+    )
+    .join("\n\n");
+  return { role: "user", content: [{ type: "text", text }] };
+}
+
+/**
+ * Converts the canonical conversation to the AI SDK prompt, keeping it provider-valid: every assistant
+ * tool call is answered by exactly one tool result directly after it. A call left unanswered gets
+ * `missingToolResultText`; a tool message that answers no open call (for example the validation error
+ * for a call the protocol adapter rejected, which never entered the canonical message, or a second answer
+ * to the same call) would be refused by the provider, so its text is passed on as a user message after
+ * the tool results instead of being lost.
+ */
+export function toLanguageModelPrompt(messages: readonly AgentMessage[]): LanguageModelV4Prompt {
+  const prompt: LanguageModelV4Prompt = [];
+  let openCalls: Map<string, string> | null = null;
+  let unmatched: AgentMessage[] = [];
+
+  const closeOpenCalls = () => {
+    if (openCalls !== null) {
+      for (const [callId, toolName] of openCalls) prompt.push(missingResult(callId, toolName));
+      openCalls = null;
+    }
+    if (unmatched.length > 0) {
+      prompt.push(unmatchedResultsNote(unmatched));
+      unmatched = [];
+    }
+  };
+
+  for (const message of messages) {
+    if (message.role === "tool") {
+      const callId = message.tool_call_id;
+      if (openCalls !== null && callId !== undefined && openCalls.has(callId)) {
+        openCalls.delete(callId);
+        prompt.push(convertMessage(message));
+      } else {
+        unmatched.push(message);
+      }
+      continue;
+    }
+    closeOpenCalls();
+    prompt.push(convertMessage(message));
+    if (message.role === "assistant" && message.tool_calls.length > 0) {
+      openCalls = new Map();
+      for (const call of message.tool_calls) openCalls.set(call.id, call.name);
+    }
+  }
+  closeOpenCalls();
+  return prompt;
+}

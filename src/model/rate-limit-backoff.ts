@@ -1,0 +1,41 @@
+/** The longest Retry-After Charter honours; a provider asking for more is waited on for this long. */
+export const maximumRetryAfterMs = 10 * 60_000;
+/** Exponential backoff starts at one second and doubles up to this cap. */
+export const maximumBackoffMs = 60_000;
+const initialBackoffMs = 1_000;
+
+/**
+ * How long to wait after a rate limit (seed 000 §5, "honor Retry-After, exponential backoff"): the
+ * provider's Retry-After when it sent one (capped at ten minutes), otherwise 1 s, 2 s, 4 s ... for the
+ * 1st, 2nd, 3rd consecutive rate limit, capped at 60 s.
+ */
+export function rateLimitDelayMs(consecutiveRateLimits: number, retryAfterMs: number | null): number {
+  if (retryAfterMs !== null && Number.isFinite(retryAfterMs)) {
+    return Math.min(Math.max(0, Math.ceil(retryAfterMs)), maximumRetryAfterMs);
+  }
+  const exponent = Math.max(0, Math.floor(consecutiveRateLimits) - 1);
+  // 2^6 s already exceeds the cap; stopping there keeps huge counts from overflowing to Infinity.
+  return Math.min(initialBackoffMs * 2 ** Math.min(exponent, 6), maximumBackoffMs);
+}
+
+export interface AttemptWaitFacts {
+  /** Target index -> epoch milliseconds until which that target is rate limited. */
+  readonly limitedUntil: ReadonlyMap<number, number>;
+  readonly targetCount: number;
+  /** The target the next attempt will use. */
+  readonly targetIndex: number;
+  readonly now: number;
+}
+
+/**
+ * How long to wait before the next attempt. While any target is free of a rate limit the attempt goes
+ * ahead at once (rotation moves on to the next target); only when every target is currently limited
+ * does the session wait, and then until the chosen target's limit expires.
+ */
+export function waitBeforeAttemptMs(facts: AttemptWaitFacts): number {
+  for (let index = 0; index < facts.targetCount; index++) {
+    const until = facts.limitedUntil.get(index);
+    if (until === undefined || until <= facts.now) return 0;
+  }
+  return Math.max(0, (facts.limitedUntil.get(facts.targetIndex) ?? facts.now) - facts.now);
+}

@@ -1,0 +1,29 @@
+import type { AgentMessage } from "../contract/agent-message.js";
+import type { AgentOutcome } from "../contract/agent-outcome.js";
+import type { AccountingEntry } from "./accounting-entry.js";
+import type { FinalReport } from "./final-report.js";
+import type { SessionError } from "./session-state.js";
+
+/**
+ * The result of every run, whatever happened (seed 000 §4 "Always Return Output"). `success` is true
+ * exactly when the outcome is a COMPLETED_* outcome; `error` carries a stable code for every failure.
+ */
+export interface AIAgentResult {
+  readonly success: boolean;
+  readonly outcome: AgentOutcome;
+  readonly finalReport: FinalReport | null;
+  readonly error: SessionError | null;
+  readonly conversation: readonly AgentMessage[];
+  readonly accounting: readonly AccountingEntry[];
+  readonly runId: string;
+  readonly contractId: string | null;
+  readonly contractHash: string | null;
+  readonly turns: number;
+  readonly toolsUsed: readonly string[];
+  readonly tokens: { readonly input: number; readonly output: number };
+  readonly transcript: {
+    readonly entries: number;
+    readonly headHash: string | null;
+    readonly directory: string | null;
+  };
+}

@@ -1,0 +1,40 @@
+import type { ExecutionContract } from "../contract/execution-contract.js";
+import type { ModelToolSpec } from "../model/model-client.js";
+import type { TokenEstimator } from "../model/token-estimator.js";
+import type { FinalReportValidation, SessionContext } from "./session-context.js";
+import { finalReportToolName } from "./validate-calls.js";
+
+/**
+ * Builds the session context from the frozen contract: the tool specs offered to the model are computed
+ * once (all allowed tools, and `final_report` alone for forced final turns), and counting is memoised.
+ */
+export function createSessionContext(options: {
+  readonly contract: ExecutionContract;
+  readonly tokenEstimator: TokenEstimator;
+  readonly validateFinalReport: (args: Readonly<Record<string, unknown>>) => FinalReportValidation;
+  readonly validateTextAsJsonReport: (text: string) => FinalReportValidation;
+  readonly callPath?: string;
+}): SessionContext {
+  const { contract, tokenEstimator } = options;
+  const allowed =
+    contract.allowed_tools === null ? null : new Set([...contract.allowed_tools, finalReportToolName]);
+  const offered: ModelToolSpec[] = [];
+  for (const tool of contract.tool_manifest) {
+    if (allowed !== null && !allowed.has(tool.name)) continue;
+    // Under `forbidden`, only the report channel is offered: any other tool call is a violation.
+    if (contract.tool_policy === "forbidden" && tool.name !== finalReportToolName) continue;
+    offered.push({ name: tool.name, description: tool.description, inputSchema: tool.input_schema });
+  }
+  const allTools = Object.freeze(offered);
+  const reportOnly = Object.freeze(offered.filter((tool) => tool.name === finalReportToolName));
+  return {
+    contract,
+    agentId: contract.agent_id,
+    callPath: options.callPath ?? contract.agent_id,
+    countMessage: (message) => tokenEstimator.countMessage(message),
+    countTools: (tools) => tokenEstimator.countTools(tools),
+    toolSpecs: (onlyFinalReport) => (onlyFinalReport ? reportOnly : allTools),
+    validateFinalReport: options.validateFinalReport,
+    validateTextAsJsonReport: options.validateTextAsJsonReport,
+  };
+}

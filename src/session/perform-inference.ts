@@ -1,0 +1,90 @@
+import { ModelCallError } from "../model/model-call-error.js";
+import type { ModelResponse } from "../model/model-client.js";
+import { ADAPTER_VERSION, adaptProtocol } from "../model/protocol-adapter.js";
+import type { SessionDependencies } from "./session-dependencies.js";
+import type { SessionEffect } from "./session-effect.js";
+import type { AttemptRecord } from "./session-event.js";
+
+type InferEffect = Extract<SessionEffect, { type: "infer" }>;
+
+/**
+ * Performs one model attempt: waits if every target is rate-limited, calls the target's client, stores the
+ * raw request and response by hash, and passes the response through the protocol adapter. Never throws:
+ * every failure comes back as a classified AttemptRecord.
+ */
+export async function performInference(
+  effect: InferEffect,
+  dependencies: SessionDependencies,
+  signal: AbortSignal,
+): Promise<AttemptRecord> {
+  const { contract, environment, transcript } = dependencies;
+  const client = dependencies.models[effect.targetIndex];
+  const target = contract.model_targets[effect.targetIndex];
+  const txnId = environment.newId("txn");
+  const provider = target?.provider ?? client?.provider ?? "unknown";
+  const model = target?.model ?? client?.model ?? "unknown";
+  if (effect.waitMilliseconds > 0) await environment.sleep(effect.waitMilliseconds, signal);
+  const started = environment.monotonicNow();
+  let response: ModelResponse;
+  try {
+    if (client === undefined)
+      throw new ModelCallError("bad_request", `no model client for target ${effect.targetIndex}`);
+    if (signal.aborted) throw new ModelCallError("aborted", "the run was stopped before the model call");
+    response = await client.generate({
+      messages: effect.messages,
+      tools: effect.tools,
+      toolChoice: effect.toolChoice,
+      parameters: contract.request_parameters,
+      abortSignal: signal,
+    });
+  } catch (error) {
+    const failure = signal.aborted
+      ? new ModelCallError("aborted", "the model call was stopped by an interrupt or timeout", {
+          cause: error,
+        })
+      : ModelCallError.isModelCallError(error)
+        ? error
+        : new ModelCallError("invalid_response", error instanceof Error ? error.message : String(error), {
+            cause: error,
+          });
+    return {
+      targetIndex: effect.targetIndex,
+      provider,
+      model,
+      latencyMs: environment.monotonicNow() - started,
+      usage: null,
+      rawRequestHash: null,
+      rawResponseHash: failure.rawResponse === null ? null : transcript.storeRaw(failure.rawResponse),
+      adapterResult: null,
+      failure: {
+        errorClass: failure.errorClass,
+        code: failure.code,
+        message: failure.message,
+        statusCode: failure.statusCode,
+        retryAfterMs: failure.retryAfterMs,
+      },
+      txnId,
+    };
+  }
+  const latencyMs = environment.monotonicNow() - started;
+  const rawRequestHash = response.rawRequest === null ? null : transcript.storeRaw(response.rawRequest);
+  const rawResponseHash = response.rawResponse === null ? null : transcript.storeRaw(response.rawResponse);
+  const adapterResult = adaptProtocol(response, {
+    strict: contract.strict_mode,
+    sourceModel: `${provider}/${model}`,
+    adapterVersion: contract.adapter_version || ADAPTER_VERSION,
+    rawHash: rawResponseHash ?? "",
+  });
+  return {
+    targetIndex: effect.targetIndex,
+    provider,
+    model,
+    latencyMs,
+    usage: response.usage,
+    rawRequestHash,
+    rawResponseHash,
+    adapterResult,
+    failure: null,
+    txnId,
+  };
+}

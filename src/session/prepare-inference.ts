@@ -1,0 +1,95 @@
+import type { AgentMessage } from "../contract/agent-message.js";
+import { exceedsContextLimit } from "./context-guard.js";
+import { retryNotices } from "./retry-notices.js";
+import type { SessionContext } from "./session-context.js";
+import type { SessionState } from "./session-state.js";
+import type { TransitionOutput } from "./transition-output.js";
+
+/**
+ * Builds the next model attempt: picks the target round-robin (seed 000 §5), decides whether this is a
+ * forced final turn (context guard), computes the request metrics and any rate-limit wait.
+ */
+export function prepareInference(
+  state: SessionState,
+  now: number,
+  context: SessionContext,
+  entries: TransitionOutput["entries"],
+): TransitionOutput {
+  const contract = context.contract;
+  const attempt = state.attemptInTurn + 1;
+  const targetCount = contract.model_targets.length;
+  const targetIndex = (attempt - 1) % targetCount;
+
+  let forced = state.forcedFinalTurn;
+  let forcedReason = state.forcedFinalReason;
+  const noticeTokens = sumTokens(state.retryNotices, context);
+  const allTools = context.toolSpecs(false);
+  const allSchemaTokens = context.countTools(allTools);
+  if (
+    !forced &&
+    exceedsContextLimit(
+      contract,
+      { ...state.counters, pendingCtxTokens: noticeTokens, schemaCtxTokens: allSchemaTokens },
+      0,
+      state.tokenCalibration,
+    )
+  ) {
+    forced = true;
+    forcedReason = "The context window is nearly full.";
+  }
+  const tools = forced ? context.toolSpecs(true) : allTools;
+  const schemaCtxTokens = forced ? context.countTools(tools) : allSchemaTokens;
+
+  let notices = state.retryNotices;
+  if (forced) notices = [...notices, retryNotices.forcedFinal(forcedReason ?? "")];
+  else if (state.turn === contract.max_inferences && contract.max_inferences > 1) {
+    notices = [...notices, retryNotices.finalTurn(state.turn, contract.max_inferences)];
+  }
+  const pendingCtxTokens = notices === state.retryNotices ? noticeTokens : sumTokens(notices, context);
+  const messages = notices.length === 0 ? state.conversation : [...state.conversation, ...notices];
+  const ctxTokens = state.counters.currentCtxTokens;
+
+  // Wait only when every target is rate-limited, and then until the chosen target's limit expires.
+  let waitMilliseconds = 0;
+  if (state.rateLimitedUntil.size === targetCount) {
+    let allLimited = true;
+    for (const until of state.rateLimitedUntil.values()) if (until <= now) allLimited = false;
+    if (allLimited) waitMilliseconds = Math.max(0, (state.rateLimitedUntil.get(targetIndex) ?? now) - now);
+  }
+
+  const next: SessionState = {
+    ...state,
+    phase: "INFER",
+    attemptInTurn: attempt,
+    forcedFinalTurn: forced,
+    forcedAtTurn: forced ? state.turn : state.forcedAtTurn,
+    forcedFinalReason: forcedReason,
+    counters: { currentCtxTokens: ctxTokens, pendingCtxTokens, schemaCtxTokens },
+  };
+  return {
+    state: next,
+    entries,
+    effect: {
+      type: "infer",
+      turn: state.turn,
+      attempt,
+      targetIndex,
+      messages,
+      tools,
+      toolChoice: forced ? "required" : "auto",
+      waitMilliseconds,
+      metrics: {
+        ctx_tokens: ctxTokens,
+        pending_ctx_tokens: pendingCtxTokens,
+        schema_ctx_tokens: schemaCtxTokens,
+        expected_tokens: ctxTokens + pendingCtxTokens + schemaCtxTokens,
+      },
+    },
+  };
+}
+
+function sumTokens(messages: readonly AgentMessage[], context: SessionContext): number {
+  let total = 0;
+  for (const message of messages) total += context.countMessage(message);
+  return total;
+}

@@ -1,0 +1,187 @@
+import type { AgentMessage } from "../contract/agent-message.js";
+import { isSuccessfulOutcome } from "../contract/agent-outcome.js";
+import type { ExecutionContract } from "../contract/execution-contract.js";
+import { CharterError } from "../foundation/charter-error.js";
+import type { ToolExecutionResult } from "../tools/tool-execution-result.js";
+import type { AIAgentResult } from "./agent-result.js";
+import { assertRunnableContract } from "./assert-runnable-contract.js";
+import { performInference } from "./perform-inference.js";
+import type { SessionDependencies } from "./session-dependencies.js";
+import type { ObservedTimeout, SessionEvent } from "./session-event.js";
+import { initialSessionState, type SessionState } from "./session-state.js";
+import type { TranscriptSink } from "./transcript-sink.js";
+import { startTransition, transition } from "./transition.js";
+
+/**
+ * The driver: performs the effects the pure transition function asks for and feeds back their events.
+ * It never throws: a thrown bug becomes a fatal result (INTERNAL_ERROR) instead of escaping.
+ */
+export async function runSession(
+  dependencies: SessionDependencies,
+  conversation: readonly AgentMessage[],
+): Promise<{ result: AIAgentResult; state: SessionState }> {
+  const { contract, context, environment, transcript } = dependencies;
+  let state = initialSessionState(dependencies.runId, environment.now(), conversation);
+  const userSignal = dependencies.signal;
+  const timeouts = new AbortController();
+  const timers: ReturnType<typeof setTimeout>[] = [];
+  if (contract.total_timeout_ms !== null) {
+    timers.push(setTimeout(() => timeouts.abort(), contract.total_timeout_ms).unref());
+  }
+  const runSignal = userSignal ? AbortSignal.any([userSignal, timeouts.signal]) : timeouts.signal;
+  const interrupted = () => userSignal?.aborted === true;
+  let stepTimedOut = false;
+  const timedOut = (): ObservedTimeout => (timeouts.signal.aborted ? "total" : stepTimedOut ? "step" : null);
+
+  try {
+    assertRunnableContract(contract);
+    let output = startTransition(state);
+    let stepController: AbortController | null = null;
+    let stepTurn = -1;
+    for (;;) {
+      state = output.state;
+      for (const entry of output.entries) transcript.append(entry);
+      dependencies.onTransition?.(state, output);
+      const effect = output.effect;
+      if (effect.type === "terminate") break;
+
+      // A new step (turn) gets its own timeout.
+      if ((effect.type === "infer" || effect.type === "execute_tools") && effect.turn !== stepTurn) {
+        stepTurn = effect.turn;
+        stepController = new AbortController();
+        stepTimedOut = false;
+        if (contract.step_timeout_ms !== null) {
+          const controller = stepController;
+          timers.push(
+            setTimeout(() => {
+              stepTimedOut = true;
+              controller.abort();
+            }, contract.step_timeout_ms).unref(),
+          );
+        }
+      }
+      const signal = stepController ? AbortSignal.any([runSignal, stepController.signal]) : runSignal;
+
+      let event: SessionEvent;
+      switch (effect.type) {
+        case "precheck": {
+          const problems = dependencies.preflight ? await dependencies.preflight() : [];
+          event = {
+            type: "precheck_completed",
+            now: environment.now(),
+            interrupted: interrupted(),
+            timedOut: timedOut(),
+            problems,
+          };
+          break;
+        }
+        case "infer": {
+          const attempt = await performInference(effect, dependencies, signal);
+          event = {
+            type: "inference_completed",
+            now: environment.now(),
+            interrupted: interrupted(),
+            timedOut: timedOut(),
+            attempt,
+          };
+          break;
+        }
+        case "execute_tools": {
+          const results: ToolExecutionResult[] = [];
+          let previousTool = state.lastExecutedTool;
+          for (const call of effect.calls) {
+            if (signal.aborted) break;
+            const result = await dependencies.executeTool(call, { signal, previousTool, turn: effect.turn });
+            results.push(result);
+            if (result.executed) previousTool = call.name;
+          }
+          event = {
+            type: "tools_completed",
+            now: environment.now(),
+            interrupted: interrupted(),
+            timedOut: timedOut(),
+            results,
+          };
+          break;
+        }
+      }
+      output = transition(state, event, context);
+    }
+  } catch (error) {
+    state = fatalState(state, error, environment.now(), transcript);
+  } finally {
+    for (const timer of timers) clearTimeout(timer);
+  }
+  return { result: buildResult(state, contract, transcript), state };
+}
+
+function fatalState(
+  state: SessionState,
+  error: unknown,
+  now: number,
+  transcript: TranscriptSink,
+): SessionState {
+  const code = CharterError.isInstance(error) ? error.code : "INTERNAL_ERROR";
+  const message = error instanceof Error ? error.message : String(error);
+  const outcome = state.turn === 0 ? "FAILED_PREFLIGHT" : "FAILED_VALIDATION";
+  const finalReport = {
+    status: "failure" as const,
+    source: "synthetic" as const,
+    format: "text" as const,
+    content: `The run failed with an internal error: ${message}`,
+    metadata: { reason: "internal_error", code },
+    ts: new Date(now).toISOString(),
+  };
+  const terminated: SessionState = {
+    ...state,
+    phase: "TERMINATE",
+    outcome,
+    error: { code, message },
+    finalReport,
+  };
+  try {
+    transcript.append({
+      state: "TERMINATE",
+      step_id: `turn-${state.turn}/terminate`,
+      turn: state.turn,
+      timestamp: now,
+      action: { predicate: "internal_error" },
+      result: { outcome, error: { code, message }, final_report: finalReport },
+      model_fingerprint: null,
+    });
+  } catch {
+    // The transcript itself failed; the result still reports the error.
+  }
+  return terminated;
+}
+
+function buildResult(
+  state: SessionState,
+  contract: ExecutionContract,
+  transcript: TranscriptSink,
+): AIAgentResult {
+  const outcome = state.outcome ?? "FAILED_VALIDATION";
+  let input = 0;
+  let output = 0;
+  for (const entry of state.accounting) {
+    if (entry.type === "llm") {
+      input += entry.tokens.input;
+      output += entry.tokens.output;
+    }
+  }
+  return {
+    success: isSuccessfulOutcome(outcome) && state.error === null,
+    outcome,
+    finalReport: state.finalReport,
+    error: state.error,
+    conversation: state.conversation,
+    accounting: state.accounting,
+    runId: state.runId,
+    contractId: contract.contract_id,
+    contractHash: contract.contract_hash,
+    turns: state.turn,
+    toolsUsed: state.toolsUsed,
+    tokens: { input, output },
+    transcript: { entries: transcript.entryCount, headHash: transcript.headHash, directory: null },
+  };
+}

@@ -1,0 +1,28 @@
+import type { AgentMessage, ToolInvocation } from "../contract/agent-message.js";
+import type { ModelToolSpec } from "../model/model-client.js";
+
+/** The request metrics every prepared model request satisfies: expected = ctx + pending + schema (seed 000 §2). */
+export interface RequestMetrics {
+  readonly ctx_tokens: number;
+  readonly pending_ctx_tokens: number;
+  readonly schema_ctx_tokens: number;
+  readonly expected_tokens: number;
+}
+
+/** Work the transition asks the driver to do. Effects are data; the driver performs them and reports events. */
+export type SessionEffect =
+  | { readonly type: "precheck" }
+  | {
+      readonly type: "infer";
+      readonly turn: number;
+      readonly attempt: number;
+      readonly targetIndex: number;
+      readonly messages: readonly AgentMessage[];
+      readonly tools: readonly ModelToolSpec[];
+      readonly toolChoice: "auto" | "required" | "none";
+      /** Wait this long first: every target is rate-limited (seed 000 §5). */
+      readonly waitMilliseconds: number;
+      readonly metrics: RequestMetrics;
+    }
+  | { readonly type: "execute_tools"; readonly turn: number; readonly calls: readonly ToolInvocation[] }
+  | { readonly type: "terminate" };

@@ -1,0 +1,60 @@
+import type { ProtocolAdapterResult } from "../contract/protocol-adapter-result.js";
+import type { ModelErrorClass } from "../model/model-call-error.js";
+import type { ModelUsage } from "../model/model-client.js";
+import type { ToolExecutionResult } from "../tools/tool-execution-result.js";
+
+/** A preflight finding (seed 002 Phase 2b preflight checks). */
+export interface PreflightProblem {
+  readonly check: "context_feasibility" | "tool_availability" | "model_targets" | "tool_servers" | "contract";
+  readonly detail: string;
+}
+
+/** What one model attempt produced: a response the adapter judged, or a classified failure. */
+export interface AttemptRecord {
+  readonly targetIndex: number;
+  readonly provider: string;
+  readonly model: string;
+  readonly latencyMs: number;
+  readonly usage: ModelUsage | null;
+  readonly rawRequestHash: string | null;
+  readonly rawResponseHash: string | null;
+  readonly adapterResult: ProtocolAdapterResult | null;
+  readonly failure: {
+    readonly errorClass: ModelErrorClass;
+    readonly code: string;
+    readonly message: string;
+    readonly statusCode: number | null;
+    readonly retryAfterMs: number | null;
+  } | null;
+  readonly txnId: string;
+}
+
+/** Which timeout the driver saw fire while the effect ran (its timers abort in-flight calls). */
+export type ObservedTimeout = "total" | "step" | null;
+
+/**
+ * Events fed to the transition function. Each carries the clock reading, the interrupt flag and any timeout
+ * observed while it happened, so the transition itself never reads a clock or a timer.
+ */
+export type SessionEvent =
+  | {
+      readonly type: "precheck_completed";
+      readonly now: number;
+      readonly interrupted: boolean;
+      readonly timedOut: ObservedTimeout;
+      readonly problems: readonly PreflightProblem[];
+    }
+  | {
+      readonly type: "inference_completed";
+      readonly now: number;
+      readonly interrupted: boolean;
+      readonly timedOut: ObservedTimeout;
+      readonly attempt: AttemptRecord;
+    }
+  | {
+      readonly type: "tools_completed";
+      readonly now: number;
+      readonly interrupted: boolean;
+      readonly timedOut: ObservedTimeout;
+      readonly results: readonly ToolExecutionResult[];
+    };

@@ -1,0 +1,161 @@
+/**
+ * A real MCP server over stdio, built on the official SDK, for tests and the demo. Node runs this file
+ * directly (`node src/testing/mcp-test-server.ts`) by stripping its types, so it has no relative imports
+ * and uses only erasable TypeScript syntax.
+ *
+ * Environment switches:
+ * - `CHARTER_TEST_MCP_FAIL_START=1`: exit with code 1 before connecting (preflight failures).
+ * - `CHARTER_TEST_MCP_FAIL_LIST=1`: connect, then answer `tools/list` with an error.
+ * - `CHARTER_TEST_MCP_SILENT=1`: never answer anything (start timeouts); exits when stdin closes.
+ * - `CHARTER_TEST_MCP_PAGE_SIZE=<n>`: list tools in pages of n, following `nextCursor`.
+ * - `CHARTER_TEST_RECORD_FILE=<path>`: where the `record` tool appends its JSON lines.
+ */
+import { appendFileSync } from "node:fs";
+import { setTimeout as delay } from "node:timers/promises";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+
+function text(value: string): CallToolResult {
+  return { content: [{ type: "text", text: value }] };
+}
+
+function bigOutput(lines: number, width: number): string {
+  const rows: string[] = [];
+  for (let index = 1; index <= lines; index++) {
+    const label = `line ${String(index).padStart(6, "0")} `;
+    rows.push(label + "x".repeat(Math.max(0, width - label.length)));
+  }
+  return rows.join("\n");
+}
+
+if (process.env.CHARTER_TEST_MCP_FAIL_START === "1") {
+  process.stderr.write("mcp-test-server: failing on purpose before connecting\n");
+  process.exit(1);
+}
+
+if (process.env.CHARTER_TEST_MCP_SILENT === "1") {
+  // Reads stdin so the client's messages go nowhere, and leaves when the client closes it.
+  process.stdin.resume();
+  process.stdin.on("end", () => process.exit(0));
+} else {
+  await serve();
+}
+
+async function serve(): Promise<void> {
+  const server = new McpServer({ name: "charter-test", version: "1.0.0" });
+
+  server.registerTool(
+    "echo",
+    {
+      description: "Returns its text unchanged.",
+      inputSchema: { text: z.string() },
+      annotations: { readOnlyHint: true },
+    },
+    async ({ text: value }) => text(value),
+  );
+
+  server.registerTool(
+    "add",
+    {
+      description: "Adds two numbers.",
+      inputSchema: { a: z.number(), b: z.number() },
+      annotations: { readOnlyHint: true },
+    },
+    async ({ a, b }) => text(String(a + b)),
+  );
+
+  server.registerTool(
+    "big_output",
+    {
+      description: "Returns the given number of numbered lines, each `width` characters wide.",
+      inputSchema: { lines: z.number().int().min(0), width: z.number().int().min(1).optional() },
+      annotations: { readOnlyHint: true },
+    },
+    async ({ lines, width }) => text(bigOutput(lines, width ?? 80)),
+  );
+
+  server.registerTool(
+    "slow",
+    {
+      description: "Waits the given milliseconds, then answers 'done'.",
+      inputSchema: { ms: z.number().int().min(0) },
+      annotations: { readOnlyHint: true },
+    },
+    async ({ ms }, extra) => {
+      try {
+        await delay(ms, undefined, { signal: extra.signal });
+      } catch {
+        return text("cancelled");
+      }
+      return text("done");
+    },
+  );
+
+  server.registerTool(
+    "fail",
+    {
+      description: "Reports a tool error with the given message.",
+      inputSchema: { message: z.string() },
+    },
+    async ({ message }) => ({ content: [{ type: "text", text: message }], isError: true }),
+  );
+
+  server.registerTool(
+    "record",
+    {
+      description: "Appends {key, value} to the record file: a tool with a side effect.",
+      inputSchema: { key: z.string(), value: z.string() },
+      annotations: { destructiveHint: false, idempotentHint: false },
+    },
+    async ({ key, value }) => {
+      const file = process.env.CHARTER_TEST_RECORD_FILE;
+      if (file === undefined || file === "") {
+        return { content: [{ type: "text", text: "CHARTER_TEST_RECORD_FILE is not set" }], isError: true };
+      }
+      appendFileSync(file, `${JSON.stringify({ tool: "record", key, value, pid: process.pid })}\n`);
+      return text("recorded");
+    },
+  );
+
+  server.registerTool(
+    "crash",
+    { description: "Exits the server process at once, without answering." },
+    async () => process.exit(1),
+  );
+
+  const pageSize = Number(process.env.CHARTER_TEST_MCP_PAGE_SIZE ?? "0");
+  if (process.env.CHARTER_TEST_MCP_FAIL_LIST === "1") {
+    server.server.setRequestHandler(ListToolsRequestSchema, () => {
+      throw new McpError(ErrorCode.InternalError, "tools/list failing on purpose");
+    });
+  } else if (Number.isInteger(pageSize) && pageSize > 0) {
+    installPaginatedListing(server, pageSize);
+  }
+
+  process.stdin.on("end", () => process.exit(0));
+  await server.connect(new StdioServerTransport());
+}
+
+/**
+ * McpServer lists every tool in one page. To exercise clients that follow `nextCursor`, this replaces its
+ * `tools/list` handler with one that asks the original for the full list and hands it out page by page.
+ */
+function installPaginatedListing(server: McpServer, pageSize: number): void {
+  const handlers = (server.server as unknown as { _requestHandlers: Map<string, ListHandler> })
+    ._requestHandlers;
+  const original = handlers.get("tools/list");
+  if (original === undefined) throw new Error("McpServer registered no tools/list handler");
+  handlers.set("tools/list", async (request, extra) => {
+    const full = (await original({ method: "tools/list", params: {} }, extra)) as { tools: unknown[] };
+    const cursor = (request.params as { cursor?: string } | undefined)?.cursor;
+    const start = cursor === undefined ? 0 : Number(cursor);
+    const tools = full.tools.slice(start, start + pageSize);
+    const next = start + pageSize;
+    return next < full.tools.length ? { tools, nextCursor: String(next) } : { tools };
+  });
+}
+
+type ListHandler = (request: { method: string; params?: unknown }, extra: unknown) => Promise<unknown>;

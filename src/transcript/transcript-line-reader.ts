@@ -1,0 +1,58 @@
+import { open } from "node:fs/promises";
+
+/** What `readTranscriptLines` saw beyond the complete lines it handed over. */
+export interface TranscriptLineReadResult {
+  /** Complete (newline-terminated) lines handed to the callback. */
+  readonly lines: number;
+  /** True when the callback asked to stop before the end of the file. */
+  readonly stopped: boolean;
+  /** Text after the last newline: a line cut off mid-write, or null when the file ends with a newline. */
+  readonly incompleteLastLine: string | null;
+}
+
+const chunkBytes = 1 << 20;
+const newline = 0x0a;
+
+/**
+ * Calls `onLine` for every newline-terminated line of a file, without the newline, synchronously within
+ * each chunk: the file is read in 1 MiB chunks and split, so a large transcript costs one await per
+ * chunk, not per line. `onLine` returns false to stop. A newline byte never occurs inside a multi-byte
+ * UTF-8 sequence, so splitting on it before decoding is safe.
+ */
+export async function readTranscriptLines(
+  path: string,
+  onLine: (line: string, lineIndex: number) => boolean | undefined,
+): Promise<TranscriptLineReadResult> {
+  const handle = await open(path, "r");
+  try {
+    const chunk = Buffer.allocUnsafe(chunkBytes);
+    let carry: Buffer | null = null;
+    let lineIndex = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(chunk, 0, chunkBytes, null);
+      if (bytesRead === 0) break;
+      const data: Buffer =
+        carry === null ? chunk.subarray(0, bytesRead) : Buffer.concat([carry, chunk.subarray(0, bytesRead)]);
+      const lastNewline = data.lastIndexOf(newline);
+      if (lastNewline === -1) {
+        // The chunk buffer is reused by the next read, so what is carried over must be a copy.
+        carry = Buffer.from(data);
+        continue;
+      }
+      carry = lastNewline + 1 < data.length ? Buffer.from(data.subarray(lastNewline + 1)) : null;
+      const lines = data.toString("utf8", 0, lastNewline).split("\n");
+      for (const line of lines) {
+        if (onLine(line, lineIndex) === false)
+          return { lines: lineIndex + 1, stopped: true, incompleteLastLine: null };
+        lineIndex++;
+      }
+    }
+    return {
+      lines: lineIndex,
+      stopped: false,
+      incompleteLastLine: carry === null ? null : carry.toString("utf8"),
+    };
+  } finally {
+    await handle.close();
+  }
+}

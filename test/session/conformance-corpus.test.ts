@@ -1,0 +1,139 @@
+import { describe, expect, it } from "vitest";
+import { call, report, runScripted } from "./session-harness.js";
+
+/** Seed 002 §9: the minimal conformance corpus. Each case asserts the outcome class and transcript invariants. */
+
+function states(run: Awaited<ReturnType<typeof runScripted>>): string[] {
+  return run.writer.entries.map((entry) => entry.state);
+}
+
+function assertTranscriptInvariants(run: Awaited<ReturnType<typeof runScripted>>): void {
+  expect(run.verification.ok).toBe(true);
+  const entries = run.writer.entries;
+  expect(entries[0]?.state).toBe("PRECHECK");
+  expect(entries.at(-1)?.state).toBe("TERMINATE");
+  expect(entries.filter((entry) => entry.state === "TERMINATE")).toHaveLength(1);
+  expect(run.result.transcript.entries).toBe(entries.length);
+  expect(run.result.transcript.headHash).toBe(entries.at(-1)?.hash);
+  // Every turn walks the whole machine: no path bypasses the state accounting.
+  const commits = entries.filter((entry) => entry.state === "COMMIT").length;
+  expect(entries.filter((entry) => entry.state === "OBSERVE")).toHaveLength(commits);
+  expect(entries.filter((entry) => entry.state === "VALIDATE_CALLS")).toHaveLength(commits);
+  // Every run ends with a report, whatever happened.
+  expect(run.result.finalReport).not.toBeNull();
+  expect(run.result.success).toBe(run.result.outcome.startsWith("COMPLETED"));
+}
+
+describe("seed 002 §9 conformance corpus", () => {
+  it("1. required-tool prompt with a valid canonical tool call completes with tools", async () => {
+    const run = await runScripted({
+      settings: { toolPolicy: "required" },
+      script: [
+        { kind: "tool_calls", calls: [call("lookup", { key: "a" })] },
+        { kind: "tool_calls", calls: [report("done")] },
+      ],
+    });
+    expect(run.result.outcome).toBe("COMPLETED_WITH_TOOLS");
+    expect(run.result.finalReport).toMatchObject({ status: "success", source: "tool", content: "done" });
+    expect(run.executions).toEqual(["lookup:a"]);
+    expect(states(run)).toEqual([
+      "PRECHECK",
+      ...["INFER", "VALIDATE_CALLS", "EXECUTE", "OBSERVE", "COMMIT"],
+      ...["INFER", "VALIDATE_CALLS", "EXECUTE", "OBSERVE", "COMMIT"],
+      "TERMINATE",
+    ]);
+    assertTranscriptInvariants(run);
+    run.model.assertConsumed();
+  });
+
+  it("2. required-tool prompt with malformed structured output fails as malformed after bounded retries", async () => {
+    const run = await runScripted({
+      settings: { toolPolicy: "required", strict: true, maxFormatRetries: 1 },
+      script: [
+        { kind: "tool_calls", calls: [call("lookup", '{"key": "a"')] },
+        { kind: "tool_calls", calls: [call("lookup", "{key: a}")] },
+      ],
+    });
+    expect(run.result.outcome).toBe("FAILED_PROTOCOL_MALFORMED");
+    expect(run.result.error?.code).toBe("PROTOCOL_MALFORMED");
+    expect(run.executions).toEqual([]);
+    // The retry showed the model a precise error, as an ephemeral notice (not in the conversation).
+    const retry = run.model.requests[1]!;
+    expect(retry.messages.at(-1)?.content).toContain("rejected");
+    expect(run.result.conversation.some((message) => message.content.includes("rejected"))).toBe(false);
+    assertTranscriptInvariants(run);
+    run.model.assertConsumed();
+  });
+
+  it("3. required-tool prompt with narration only fails with no tools (strict, no format retries: at once)", async () => {
+    const run = await runScripted({
+      settings: { toolPolicy: "required", strict: true, maxFormatRetries: 0 },
+      script: [{ kind: "text", text: "I would look that up for you." }],
+    });
+    expect(run.result.outcome).toBe("FAILED_PROTOCOL_NO_TOOLS");
+    expect(run.result.success).toBe(false);
+    expect(run.model.requests).toHaveLength(1);
+    assertTranscriptInvariants(run);
+  });
+
+  it("3b. narration is retried within max_format_retries before failing", async () => {
+    const run = await runScripted({
+      settings: { toolPolicy: "required", maxFormatRetries: 2 },
+      script: [
+        { kind: "text", text: "Let me think." },
+        { kind: "text", text: "Still thinking." },
+        { kind: "tool_calls", calls: [call("lookup", { key: "k" }), report("found")] },
+      ],
+    });
+    expect(run.result.outcome).toBe("COMPLETED_WITH_TOOLS");
+    expect(run.result.turns).toBe(1);
+    assertTranscriptInvariants(run);
+  });
+
+  it("4. forbidden-tool prompt with an attempted tool call is a contract violation and the tool never runs", async () => {
+    const run = await runScripted({
+      settings: { toolPolicy: "forbidden" },
+      script: [{ kind: "tool_calls", calls: [call("write_file", { path: "/etc/passwd" })] }],
+    });
+    expect(run.result.outcome).toBe("FAILED_CONTRACT_VIOLATION");
+    expect(run.result.error?.code).toBe("CONTRACT_VIOLATION");
+    expect(run.executions).toEqual([]);
+    // Only the report channel was offered.
+    expect(run.model.requests[0]!.tools.map((tool) => tool.name)).toEqual(["final_report"]);
+    assertTranscriptInvariants(run);
+  });
+
+  it("5. an oversized tool result is stored behind a handle the model can read", async () => {
+    const run = await runScripted({
+      settings: { toolResponseMaxBytes: 2000 },
+      script: [
+        { kind: "tool_calls", calls: [call("big", { lines: 200 })] },
+        { kind: "tool_calls", calls: [report("summarised")] },
+      ],
+    });
+    expect(run.result.outcome).toBe("COMPLETED_WITH_TOOLS");
+    const toolReply = run.result.conversation.find((message) => message.role === "tool")!;
+    const handle = JSON.parse(toolReply.content);
+    expect(handle).toMatchObject({ handle: expect.any(String), bytes: expect.any(Number), lines: 200 });
+    expect(handle.reason).toEqual(expect.any(String));
+    expect(handle.tokens).toBeGreaterThan(0);
+    expect(handle.bytes).toBeGreaterThan(2000);
+    assertTranscriptInvariants(run);
+  });
+
+  it("6. a timeout-inducing tool call fails the call, not the run", async () => {
+    const run = await runScripted({
+      settings: { toolTimeout: 20 },
+      script: [
+        { kind: "tool_calls", calls: [call("hang", {})] },
+        { kind: "tool_calls", calls: [report("gave up waiting")] },
+      ],
+    });
+    expect(run.result.outcome).toBe("COMPLETED_WITH_TOOLS");
+    const toolReply = run.result.conversation.find((message) => message.role === "tool")!;
+    expect(toolReply.content).toBe("(tool failed: timeout)");
+    const toolEntry = run.result.accounting.find((entry) => entry.type === "tool");
+    expect(toolEntry).toMatchObject({ status: "failed", errorCode: "TOOL_TIMEOUT" });
+    assertTranscriptInvariants(run);
+  });
+});

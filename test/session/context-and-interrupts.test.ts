@@ -1,0 +1,131 @@
+import { describe, expect, it } from "vitest";
+import { contextBudgetExceededContent } from "../../src/session/observe-tool-results.js";
+import { call, report, runScripted } from "./session-harness.js";
+
+type InferAction = {
+  request_metrics: {
+    ctx_tokens: number;
+    pending_ctx_tokens: number;
+    schema_ctx_tokens: number;
+    expected_tokens: number;
+  };
+};
+
+describe("context guard (seed 000 §2)", () => {
+  it("every prepared request satisfies expected = ctx + pending + schema", async () => {
+    const run = await runScripted({
+      script: [
+        { kind: "empty" },
+        { kind: "tool_calls", calls: [call("lookup", { key: "a" })] },
+        { kind: "tool_calls", calls: [report("ok")] },
+      ],
+    });
+    const infers = run.writer.entries.filter((entry) => entry.state === "INFER");
+    expect(infers).toHaveLength(3);
+    for (const entry of infers) {
+      const metrics = (entry.action as InferAction).request_metrics;
+      expect(metrics.expected_tokens).toBe(
+        metrics.ctx_tokens + metrics.pending_ctx_tokens + metrics.schema_ctx_tokens,
+      );
+      expect(metrics.schema_ctx_tokens).toBeGreaterThan(0);
+    }
+    // The retry notice after the empty response is pending, not committed.
+    expect((infers[1]!.action as InferAction).request_metrics.pending_ctx_tokens).toBeGreaterThan(0);
+    // Committed tokens grow with the conversation.
+    expect((infers[2]!.action as InferAction).request_metrics.ctx_tokens).toBeGreaterThan(
+      (infers[1]!.action as InferAction).request_metrics.ctx_tokens,
+    );
+  });
+
+  it("a tool output that would overflow the window is replaced, and the next turn offers only final_report", async () => {
+    const run = await runScripted({
+      contextWindow: 6000,
+      settings: { maxOutputTokens: 1000, toolResponseMaxBytes: 1_000_000 },
+      script: [
+        { kind: "tool_calls", calls: [call("big", { lines: 3000 })] },
+        { kind: "tool_calls", calls: [report("best effort")] },
+      ],
+    });
+    const reply = run.result.conversation.find((message) => message.role === "tool")!;
+    expect(reply.content).toBe(contextBudgetExceededContent);
+    const forced = run.model.requests[1]!;
+    expect(forced.tools.map((tool) => tool.name)).toEqual(["final_report"]);
+    expect(forced.toolChoice).toBe("required");
+    expect(run.result.outcome).toBe("COMPLETED_WITH_TOOLS");
+    expect(run.verification.ok).toBe(true);
+  });
+
+  it("force_synthesis_at_ratio triggers the same forced final turn", async () => {
+    const run = await runScripted({
+      settings: { forceSynthesisAtRatio: 0.001 },
+      script: [
+        { kind: "tool_calls", calls: [call("lookup", { key: "a" })] },
+        { kind: "tool_calls", calls: [report("synthesised")] },
+      ],
+    });
+    expect(run.model.requests[1]!.tools.map((tool) => tool.name)).toEqual(["final_report"]);
+    expect(run.result.outcome).toBe("COMPLETED_WITH_TOOLS");
+  });
+
+  it("a forced final turn that produces no report ends with a synthetic failure", async () => {
+    const run = await runScripted({
+      settings: { forceSynthesisAtRatio: 0.001 },
+      script: [
+        { kind: "tool_calls", calls: [call("lookup", { key: "a" })] },
+        { kind: "tool_calls", calls: [call("lookup", { key: "b" })] },
+      ],
+    });
+    expect(run.result.outcome).toBe("FAILED_BUDGET_EXHAUSTED");
+    expect(run.result.finalReport).toMatchObject({
+      source: "synthetic",
+      metadata: { reason: "context_window_exhausted" },
+    });
+    expect(run.executions).toEqual(["lookup:a"]);
+  });
+});
+
+describe("interrupts and timeouts (seed 002 predicate 1)", () => {
+  it("an abort signal during a tool ends the run INTERRUPTED with a report and a verifiable transcript", async () => {
+    const controller = new AbortController();
+    const run = await runScripted({
+      signal: controller.signal,
+      respond: (_request, index) => {
+        if (index === 0) {
+          // The interrupt arrives while the tool runs.
+          setImmediate(() => controller.abort());
+          return { kind: "tool_calls", calls: [call("hang", {})] };
+        }
+        throw new Error("no second call expected");
+      },
+    });
+    expect(run.result.outcome).toBe("INTERRUPTED");
+    expect(run.result.error?.code).toBe("INTERRUPTED");
+    expect(run.result.finalReport?.status).toBe("failure");
+    expect(run.verification.ok).toBe(true);
+  });
+
+  it("an abort before the run starts ends it INTERRUPTED without any inference", async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const run = await runScripted({ signal: controller.signal, script: [] });
+    expect(run.result.outcome).toBe("INTERRUPTED");
+    expect(run.model.requests).toHaveLength(0);
+  });
+
+  it("total_timeout_ms stops a run whose tool hangs: FAILED_TIMEOUT", async () => {
+    const run = await runScripted({
+      settings: { totalTimeout: 30, toolTimeout: 60_000 },
+      script: [{ kind: "tool_calls", calls: [call("hang", {})] }],
+    });
+    expect(run.result.outcome).toBe("FAILED_TIMEOUT");
+    expect(run.result.error?.code).toBe("TIMEOUT");
+  });
+
+  it("step_timeout_ms stops a turn that takes too long: FAILED_TIMEOUT", async () => {
+    const run = await runScripted({
+      settings: { stepTimeout: 30, toolTimeout: 60_000 },
+      script: [{ kind: "tool_calls", calls: [call("hang", {})] }],
+    });
+    expect(run.result.outcome).toBe("FAILED_TIMEOUT");
+  });
+});

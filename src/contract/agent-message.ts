@@ -26,14 +26,15 @@ export interface AgentMessage {
   readonly reasoning?: string;
 }
 
+// The constructors list keys in sorted order: canonical JSON then takes its JSON.stringify fast path.
 export function systemMessage(content: string): AgentMessage {
-  return { role: "system", content, tool_calls: [] };
+  return { content, role: "system", tool_calls: [] };
 }
 
 export function userMessage(content: string): AgentMessage {
-  return { role: "user", content, tool_calls: [] };
+  return { content, role: "user", tool_calls: [] };
 }
 
 export function toolMessage(callId: string, toolName: string, content: string): AgentMessage {
-  return { role: "tool", content, tool_calls: [], tool_call_id: callId, tool_name: toolName };
+  return { content, role: "tool", tool_call_id: callId, tool_calls: [], tool_name: toolName };
 }

@@ -1,6 +1,7 @@
 import { CharterError } from "../foundation/charter-error.js";
 import { computeContractHash } from "./contract-hash.js";
 import type { ExecutionContract } from "./execution-contract.js";
+import { isVerifiedContract } from "./verified-contracts.js";
 
 const provenanceFields = ["contract_id", "contract_hash", "model_profile_id"] as const;
 
@@ -20,6 +21,7 @@ export function assertContractProvenance(contract: ExecutionContract): void {
       { details: { missing } },
     );
   }
+  if (isVerifiedContract(contract)) return;
   let actual: string;
   try {
     actual = computeContractHash(contract);

@@ -11,6 +11,7 @@ import {
   type ExecutionContractContent,
   executionContractContentSchema,
 } from "./execution-contract.js";
+import { rememberVerifiedContract } from "./verified-contracts.js";
 
 /**
  * The contract creation boundary (seed 002 Phase 2b): turns the agent, the configuration, the command
@@ -172,10 +173,12 @@ export function buildExecutionContract(input: ContractFactoryInput): ExecutionCo
     );
   }
   const content: ExecutionContractContent = parsed.data;
-  return deepFreeze({
+  const contract: ExecutionContract = deepFreeze({
     contract_id: input.environment.newId("contract"),
     contract_hash: computeContractHash(content),
     created_at: new Date(input.environment.now()).toISOString(),
     ...content,
   });
+  rememberVerifiedContract(contract);
+  return contract;
 }

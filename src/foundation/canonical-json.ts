@@ -4,6 +4,44 @@
  * which is exactly what RFC 8785 specifies. `undefined` members are omitted, as JSON.stringify does.
  */
 export function canonicalJson(value: unknown): string {
+  // When every object in the value already lists its keys in sorted order (Charter builds its hot
+  // objects that way), JSON.stringify produces exactly the canonical text, several times faster.
+  return isInCanonicalOrder(value) ? (JSON.stringify(value) ?? "null") : serialize(value);
+}
+
+function isInCanonicalOrder(value: unknown): boolean {
+  if (value === null) return true;
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return true;
+    case "number":
+      return Number.isFinite(value);
+    case "object":
+      break;
+    default:
+      return false;
+  }
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index++) {
+      const item = value[index];
+      if (item !== undefined && !isInCanonicalOrder(item)) return false;
+    }
+    return true;
+  }
+  if (typeof (value as { toJSON?: unknown }).toJSON === "function") return false;
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record);
+  for (let index = 0; index < keys.length; index++) {
+    const key = keys[index] as string;
+    if (index > 0 && (keys[index - 1] as string) > key) return false;
+    const member = record[key];
+    if (member !== undefined && !isInCanonicalOrder(member)) return false;
+  }
+  return true;
+}
+
+function serialize(value: unknown): string {
   if (value === null) return "null";
   switch (typeof value) {
     case "string":
@@ -23,13 +61,13 @@ export function canonicalJson(value: unknown): string {
     for (let index = 0; index < value.length; index++) {
       if (index > 0) out += ",";
       const item = value[index];
-      out += item === undefined ? "null" : canonicalJson(item);
+      out += item === undefined ? "null" : serialize(item);
     }
     return `${out}]`;
   }
   const record = value as Record<string, unknown>;
   if (typeof (record as { toJSON?: unknown }).toJSON === "function") {
-    return canonicalJson((record as { toJSON: () => unknown }).toJSON());
+    return serialize((record as { toJSON: () => unknown }).toJSON());
   }
   // Default sort compares UTF-16 code units, as RFC 8785 requires.
   const keys = Object.keys(record).sort();
@@ -40,7 +78,7 @@ export function canonicalJson(value: unknown): string {
     if (member === undefined) continue;
     if (!first) out += ",";
     first = false;
-    out += `${JSON.stringify(key)}:${canonicalJson(member)}`;
+    out += `${JSON.stringify(key)}:${serialize(member)}`;
   }
   return `${out}}`;
 }

@@ -4,11 +4,22 @@ import { canonicalJson } from "./canonical-json.js";
 // One WebAssembly BLAKE3 instance, created once; every hash after that is synchronous.
 const hasher: IHasher = await createBLAKE3();
 
+// Hex via a lookup table: hash-wasm's own hex digest costs more than hashing a few hundred bytes.
+const hexByte: string[] = [];
+for (let byte = 0; byte < 256; byte++) hexByte.push(byte.toString(16).padStart(2, "0"));
+
+function digestHex(): string {
+  const digest = hasher.digest("binary");
+  let hex = "";
+  for (let index = 0; index < digest.length; index++) hex += hexByte[digest[index] as number];
+  return hex;
+}
+
 /** BLAKE3 (256-bit, hex) of a string's UTF-8 bytes or of raw bytes. */
 export function blake3Hex(data: string | Uint8Array): string {
   hasher.init();
   hasher.update(data);
-  return hasher.digest("hex");
+  return digestHex();
 }
 
 /** BLAKE3 of the RFC 8785 canonical JSON of a value: Charter's content hash. */
@@ -23,5 +34,5 @@ export function blake3OfParts(parts: readonly string[]): string {
     hasher.update(`${part.length}:`);
     hasher.update(part);
   }
-  return hasher.digest("hex");
+  return digestHex();
 }

@@ -70,6 +70,15 @@ export class SecretRedactor {
     return this.#redactNode(value, this.#currentPattern());
   }
 
+  /**
+   * Whether a registered secret occurs in any string value (keys are names, not data). Credential-bearing
+   * keys are not considered: this asks whether a value that must be kept exactly carries a secret.
+   */
+  containsSecret(value: unknown): boolean {
+    const pattern = this.#currentPattern();
+    return pattern !== null && this.#containsSecret(value, pattern);
+  }
+
   #currentPattern(): RegExp | null {
     if (this.#patternIsStale) {
       this.#patternIsStale = false;
@@ -113,19 +122,42 @@ export class SecretRedactor {
     for (const key in record) {
       if (!Object.hasOwn(record, key)) continue;
       const member = record[key];
-      let redacted: unknown;
-      if (sensitiveKeyLengths.has(key.length) && sensitiveKeys.has(key.toLowerCase())) {
-        redacted = redactCredential(member, key, () => this.#redactNode(member, pattern));
-      } else {
-        redacted = this.#redactNode(member, pattern);
+      const redacted =
+        sensitiveKeyLengths.has(key.length) && sensitiveKeys.has(key.toLowerCase())
+          ? redactCredential(member, key, () => this.#redactNode(member, pattern))
+          : this.#redactNode(member, pattern);
+      // A secret can be a key too (a map keyed by token, say); redacting it keeps the member.
+      const redactedKey = pattern === null ? key : this.redactString(key);
+      if (copy === null && (redacted !== member || redactedKey !== key)) {
+        copy = {};
+        // The members before this one are unchanged; copying them first keeps the key order.
+        for (const earlier in record) {
+          if (earlier === key) break;
+          if (Object.hasOwn(record, earlier)) defineMember(copy, earlier, record[earlier]);
+        }
       }
-      if (redacted !== member) {
-        copy ??= { ...record };
-        copy[key] = redacted;
-      }
+      if (copy !== null) defineMember(copy, redactedKey, redacted);
     }
     return copy ?? record;
   }
+
+  #containsSecret(value: unknown, pattern: RegExp): boolean {
+    if (typeof value === "string") return value.search(pattern) !== -1;
+    if (value === null || typeof value !== "object") return false;
+    if (Array.isArray(value)) return value.some((item) => this.#containsSecret(item, pattern));
+    const toJSON = (value as { toJSON?: unknown }).toJSON;
+    if (typeof toJSON === "function") return this.#containsSecret(toJSON.call(value), pattern);
+    for (const key in value) {
+      if (!Object.hasOwn(value, key)) continue;
+      if (this.#containsSecret((value as Record<string, unknown>)[key], pattern)) return true;
+    }
+    return false;
+  }
+}
+
+// Defined rather than assigned, so that a key such as `__proto__` stays an ordinary member.
+function defineMember(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 /**

@@ -69,13 +69,14 @@ function accept(
   sourceModel: string,
   recovered: boolean,
 ): CallDecision {
+  // Keys in sorted order: canonical JSON of sorted objects is JSON.stringify's output (the fast path).
   const invocation: ToolInvocation = Object.freeze({
-    id,
-    name: call.name,
     // Shallow on purpose: freezing arbitrarily deep model output would recurse without bound.
     arguments: Object.freeze(argumentsObject),
-    source_model: sourceModel,
+    id,
+    name: call.name,
     raw_payload: Object.freeze({ arguments_text: call.argumentsText }),
+    source_model: sourceModel,
   });
   return { accepted: true, invocation, recovered };
 }
@@ -215,11 +216,12 @@ export function adaptProtocol(
     return result("rejected", null, firstCode, frozenRejections, frozenRecoveredIds, options);
   }
 
+  // Keys in sorted order, for the canonical JSON fast path.
   const message: AgentMessage = Object.freeze({
-    role: "assistant",
     content: response.text,
-    tool_calls: Object.freeze(accepted),
     ...(response.reasoning === "" ? {} : { reasoning: response.reasoning }),
+    role: "assistant",
+    tool_calls: Object.freeze(accepted),
   });
   const status: ProtocolAdapterStatus = frozenRecoveredIds.length > 0 ? "recovered" : "native";
   return result(status, message, null, frozenRejections, frozenRecoveredIds, options);

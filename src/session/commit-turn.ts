@@ -43,9 +43,9 @@ export function commitTurn(
     committed,
     "COMMIT",
     now,
-    { turn: committed.turn, tokens_consumed: committed.tokensConsumed, counters: committed.counters },
+    { counters: committed.counters, tokens_consumed: committed.tokensConsumed, turn: committed.turn },
     decision === null
-      ? { next: "INFER", forced_final_turn: committed.forcedFinalTurn }
+      ? { forced_final_turn: committed.forcedFinalTurn, next: "INFER" }
       : { next: "TERMINATE", outcome: decision.outcome, predicate: decision.predicate },
   );
   if (decision !== null) return terminateSession(committed, now, context, collector, decision);

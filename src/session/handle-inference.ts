@@ -78,27 +78,28 @@ export function handleInference(
     now,
     {
       attempt: state.attemptInTurn,
-      target: fingerprint,
+      raw_request_hash: attempt.rawRequestHash,
       request_metrics: {
         ctx_tokens: state.counters.currentCtxTokens,
-        pending_ctx_tokens: state.counters.pendingCtxTokens,
-        schema_ctx_tokens: state.counters.schemaCtxTokens,
         expected_tokens:
           state.counters.currentCtxTokens + state.counters.pendingCtxTokens + state.counters.schemaCtxTokens,
+        pending_ctx_tokens: state.counters.pendingCtxTokens,
+        schema_ctx_tokens: state.counters.schemaCtxTokens,
       },
-      raw_request_hash: attempt.rawRequestHash,
+      target: fingerprint,
       txn_id: attempt.txnId,
     },
+    // Keys in sorted order throughout, for the canonical JSON fast path.
     attempt.failure
-      ? { status: "failed", failure: attempt.failure, raw_response_hash: attempt.rawResponseHash }
+      ? { failure: attempt.failure, raw_response_hash: attempt.rawResponseHash, status: "failed" }
       : {
-          status: adapter?.status ?? "rejected",
           failure_code: adapter?.failure_code ?? null,
+          message: adapter?.canonical_message ?? null,
           raw_hash: adapter?.raw_hash ?? null,
           raw_response_hash: attempt.rawResponseHash,
-          message: adapter?.canonical_message ?? null,
-          rejected_calls: adapter?.rejected_calls ?? [],
           recovered_call_ids: adapter?.recovered_call_ids ?? [],
+          rejected_calls: adapter?.rejected_calls ?? [],
+          status: adapter?.status ?? "rejected",
           usage,
         },
     { stepSuffix: `-${state.attemptInTurn}`, modelFingerprint: fingerprint },

@@ -33,7 +33,7 @@ export function observeToolResults(
   let pending = message ? context.countMessage(message) : 0;
   const counters = state.counters;
   const toolMessages: AgentMessage[] = [];
-  const observed: { id: string; status: string; error_code: string | null; guarded: boolean }[] = [];
+  const observed: { error_code: string | null; guarded: boolean; id: string; status: string }[] = [];
   const accounting: ToolAccountingEntry[] = [];
   let executed = 0;
   let lastExecuted = state.lastExecutedTool;
@@ -110,10 +110,10 @@ export function observeToolResults(
     pending += tokens;
     toolMessages.push(reply);
     observed.push({
-      id: call.id,
-      status: guarded ? "failed" : status,
       error_code: guarded ? "TOOL_CONTEXT_BUDGET_EXCEEDED" : errorCode,
       guarded,
+      id: call.id,
+      status: guarded ? "failed" : status,
     });
   }
 
@@ -143,7 +143,7 @@ export function observeToolResults(
     "OBSERVE",
     now,
     { results: observed.length },
-    { observed, pending_ctx_tokens: pending, forced_final_turn: forced },
+    { forced_final_turn: forced, observed, pending_ctx_tokens: pending },
   );
   return commitTurn(next, now, context, collector, toolMessages);
 }

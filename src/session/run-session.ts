@@ -28,7 +28,12 @@ export async function runSession(
   if (contract.total_timeout_ms !== null) {
     timers.push(setTimeout(() => timeouts.abort(), contract.total_timeout_ms).unref());
   }
-  const runSignal = userSignal ? AbortSignal.any([userSignal, timeouts.signal]) : timeouts.signal;
+  const runSignal =
+    userSignal === undefined
+      ? timeouts.signal
+      : contract.total_timeout_ms === null
+        ? userSignal
+        : AbortSignal.any([userSignal, timeouts.signal]);
   const interrupted = () => userSignal?.aborted === true;
   let stepTimedOut = false;
   const timedOut = (): ObservedTimeout => (timeouts.signal.aborted ? "total" : stepTimedOut ? "step" : null);
@@ -36,7 +41,8 @@ export async function runSession(
   try {
     assertRunnableContract(contract);
     let output = startTransition(state);
-    let stepController: AbortController | null = null;
+    let stepSignal: AbortSignal = runSignal;
+    let stepTimer: ReturnType<typeof setTimeout> | null = null;
     let stepTurn = -1;
     for (;;) {
       state = output.state;
@@ -45,22 +51,22 @@ export async function runSession(
       const effect = output.effect;
       if (effect.type === "terminate") break;
 
-      // A new step (turn) gets its own timeout.
+      // A new step (turn) gets its own timeout; without one, the run's signal serves (no per-turn allocations).
       if ((effect.type === "infer" || effect.type === "execute_tools") && effect.turn !== stepTurn) {
         stepTurn = effect.turn;
-        stepController = new AbortController();
         stepTimedOut = false;
+        if (stepTimer !== null) clearTimeout(stepTimer);
         if (contract.step_timeout_ms !== null) {
-          const controller = stepController;
-          timers.push(
-            setTimeout(() => {
-              stepTimedOut = true;
-              controller.abort();
-            }, contract.step_timeout_ms).unref(),
-          );
+          const controller = new AbortController();
+          stepTimer = setTimeout(() => {
+            stepTimedOut = true;
+            controller.abort();
+          }, contract.step_timeout_ms).unref();
+          timers.push(stepTimer);
+          stepSignal = AbortSignal.any([runSignal, controller.signal]);
         }
       }
-      const signal = stepController ? AbortSignal.any([runSignal, stepController.signal]) : runSignal;
+      const signal = stepSignal;
 
       let event: SessionEvent;
       switch (effect.type) {

@@ -36,9 +36,9 @@ export function transition(
         event.now,
         {
           calls: state.callsToExecute.map((call) => ({
+            arguments: call.arguments,
             id: call.id,
             name: call.name,
-            arguments: call.arguments,
           })),
         },
         { results: event.results },

@@ -173,7 +173,7 @@ export function validateCalls(
     },
     {
       execute: toExecute.map((call) => call.id),
-      planned: [...planned].map(([id, plan]) => ({ id, status: plan.status, error_code: plan.error_code })),
+      planned: [...planned].map(([id, plan]) => ({ error_code: plan.error_code, id, status: plan.status })),
       violation: violation?.kind ?? null,
     },
   );

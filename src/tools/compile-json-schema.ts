@@ -2,6 +2,7 @@ import { Ajv, type ErrorObject, type Options, type ValidateFunction } from "ajv"
 import { Ajv2019 } from "ajv/dist/2019.js";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import * as ajvFormats from "ajv-formats";
+import { canonicalJson } from "../foundation/canonical-json.js";
 import { CharterError } from "../foundation/charter-error.js";
 
 /** Validates one value; returns `null` when it is valid, otherwise one line per problem, each naming its path. */
@@ -63,6 +64,20 @@ export function describeSchemaErrors(errors: readonly ErrorObject[]): string[] {
  * (2020-12, 2019-09, otherwise draft-07). A schema that cannot be compiled raises CONFIGURATION_INVALID.
  */
 export function compileJsonSchema(schema: Readonly<Record<string, unknown>>): JsonSchemaValidator {
+  // Compiling is the expensive part (about a millisecond per schema); every run of the same agent reuses it.
+  const key = canonicalJson(schema);
+  const cached = compiledValidators.get(key);
+  if (cached !== undefined) return cached;
+  const validator = compileUncached(schema);
+  if (compiledValidators.size >= maximumCachedValidators) compiledValidators.clear();
+  compiledValidators.set(key, validator);
+  return validator;
+}
+
+const compiledValidators = new Map<string, JsonSchemaValidator>();
+const maximumCachedValidators = 1000;
+
+function compileUncached(schema: Readonly<Record<string, unknown>>): JsonSchemaValidator {
   const { dialect, known } = dialectOf(schema);
   // An unsupported `$schema` (draft-04, a private meta-schema) would make Ajv refuse the schema outright;
   // its keywords are close enough to draft-07 to validate against.

@@ -23,6 +23,23 @@ export interface ToolExecutionResult {
   readonly source: { readonly kind: string; readonly server: string | null; readonly tool: string };
 }
 
+/** Freezes a result, with its keys in sorted order so that hashing it takes canonical JSON's fast path. */
 export function freezeToolResult(result: ToolExecutionResult): ToolExecutionResult {
-  return Object.freeze({ ...result, source: Object.freeze({ ...result.source }) });
+  return Object.freeze({
+    call_id: result.call_id,
+    characters_in: result.characters_in,
+    characters_out: result.characters_out,
+    content: result.content,
+    error_code: result.error_code,
+    executed: result.executed,
+    handle: result.handle,
+    latency_ms: result.latency_ms,
+    source: Object.freeze({
+      kind: result.source.kind,
+      server: result.source.server,
+      tool: result.source.tool,
+    }),
+    status: result.status,
+    tool_name: result.tool_name,
+  });
 }

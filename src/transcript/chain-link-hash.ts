@@ -61,32 +61,64 @@ export function computeChainLinkHash(binding: ChainBinding, link: ChainLinkInput
 }
 
 /**
- * Returns a function computing the same hash as `computeChainLinkHash` for one run, writing the canonical
- * preimage directly (members in RFC 8785 key order, the run's constant members encoded once) instead of
- * building and sorting an object for every entry.
+ * A link with every member already in its canonical JSON spelling: strings quoted and escaped as
+ * JSON.stringify does, numbers in ECMAScript's shortest form, hashes as bare lowercase hex. The writer
+ * encodes once and uses the texts for both the line and the link; the verifier takes them from the line.
+ */
+export interface EncodedChainLink {
+  /** Hex. */
+  readonly prev: string;
+  readonly state: string;
+  /** Hex. */
+  readonly action_hash: string;
+  /** Hex. */
+  readonly result_hash: string;
+  /** A JSON string or `null`. */
+  readonly model_fingerprint: string;
+  readonly seq: string;
+  readonly step_id: string;
+  readonly turn: string;
+  readonly timestamp: string;
+}
+
+/** Spells a link's members as canonical JSON; refuses numbers JSON cannot hold (TRANSCRIPT_INVALID). */
+export function encodeChainLink(link: ChainLinkInput): EncodedChainLink {
+  requireFinite(link.seq, "seq");
+  requireFinite(link.turn, "turn");
+  requireFinite(link.timestamp, "timestamp");
+  return {
+    prev: link.prev,
+    state: JSON.stringify(link.state),
+    action_hash: link.action_hash,
+    result_hash: link.result_hash,
+    model_fingerprint: link.model_fingerprint === null ? "null" : JSON.stringify(link.model_fingerprint),
+    // For finite numbers, template conversion is JSON.stringify's (and RFC 8785's) shortest form.
+    seq: `${link.seq}`,
+    step_id: JSON.stringify(link.step_id),
+    turn: `${link.turn}`,
+    timestamp: `${link.timestamp}`,
+  };
+}
+
+/**
+ * Returns a function computing the same hash as `computeChainLinkHash` for one run. Hashes must be
+ * lowercase hex, as every hash Charter computes is.
  */
 export function createChainLinkHasher(binding: ChainBinding): (link: ChainLinkInput) => string {
   const preimage = createChainLinkPreimage(binding);
-  return (link) => blake3Hex(preimage(link));
+  return (link) => blake3Hex(preimage(encodeChainLink(link)));
 }
 
-/** The canonical JSON text `computeChainLinkHash` hashes, built for one run without sorting keys. */
-export function createChainLinkPreimage(binding: ChainBinding): (link: ChainLinkInput) => string {
-  const adapterVersion = `,"adapter_version":${JSON.stringify(binding.adapterVersion)},"contract_hash":${JSON.stringify(binding.contractHash)},"model_fingerprint":`;
-  const modelProfileId = `,"model_profile_id":${JSON.stringify(binding.modelProfileId)},"prev":`;
+/**
+ * The canonical JSON text `computeChainLinkHash` hashes, written directly from encoded members in RFC 8785
+ * key order, the run's constant members encoded once, instead of building and sorting an object per entry.
+ */
+export function createChainLinkPreimage(binding: ChainBinding): (link: EncodedChainLink) => string {
+  const constants = `","adapter_version":${JSON.stringify(binding.adapterVersion)},"contract_hash":${JSON.stringify(binding.contractHash)},"model_fingerprint":`;
+  const modelProfileId = `,"model_profile_id":${JSON.stringify(binding.modelProfileId)},"prev":"`;
   const version = `,"v":${transcriptFormatVersion}}`;
-  return (link) => {
-    requireFinite(link.seq, "seq");
-    requireFinite(link.turn, "turn");
-    requireFinite(link.timestamp, "timestamp");
-    return `{"action_hash":${JSON.stringify(link.action_hash)}${adapterVersion}${
-      link.model_fingerprint === null ? "null" : JSON.stringify(link.model_fingerprint)
-    }${modelProfileId}${JSON.stringify(link.prev)},"result_hash":${JSON.stringify(link.result_hash)},"seq":${
-      link.seq
-    },"state":${JSON.stringify(link.state)},"step_id":${JSON.stringify(link.step_id)},"timestamp":${
-      link.timestamp
-    },"turn":${link.turn}${version}`;
-  };
+  return (link) =>
+    `{"action_hash":"${link.action_hash}${constants}${link.model_fingerprint}${modelProfileId}${link.prev}","result_hash":"${link.result_hash}","seq":${link.seq},"state":${link.state},"step_id":${link.step_id},"timestamp":${link.timestamp},"turn":${link.turn}${version}`;
 }
 
 function requireFinite(value: number, field: string): void {

@@ -1,12 +1,13 @@
 import { computeContractHash } from "../contract/contract-hash.js";
 import type { ExecutionContract } from "../contract/execution-contract.js";
+import { contractHashMatches } from "../contract/verified-contracts.js";
 import { canonicalJson } from "../foundation/canonical-json.js";
 import { CharterError } from "../foundation/charter-error.js";
 import { blake3Hex } from "../foundation/content-hash.js";
 import { type RuntimeEnvironment, systemEnvironment } from "../foundation/environment.js";
 import type { SecretRedactor } from "../foundation/secret-redactor.js";
 import type { TranscriptEntryInput, TranscriptSink } from "../session/transcript-sink.js";
-import { computeGenesisHash, createChainLinkHasher } from "./chain-link-hash.js";
+import { computeGenesisHash, createChainLinkPreimage, encodeChainLink } from "./chain-link-hash.js";
 import { isRawPayloadHash } from "./run-directory-layout.js";
 import { type TranscriptEntry, type TranscriptHeader, transcriptFormatVersion } from "./transcript-entry.js";
 import { formatTranscriptLine } from "./transcript-line.js";
@@ -65,7 +66,7 @@ export function createHashChainTranscript(options: HashChainTranscriptOptions): 
   }
   const environment = options.environment ?? systemEnvironment;
   const keptEntries: TranscriptEntry[] | null = options.keepEntries === true ? [] : null;
-  const hashLink = createChainLinkHasher({ contractHash, adapterVersion, modelProfileId });
+  const linkPreimage = createChainLinkPreimage({ contractHash, adapterVersion, modelProfileId });
   const genesisHash = computeGenesisHash(contractHash, runId);
   const header: TranscriptHeader = Object.freeze({
     v: transcriptFormatVersion,
@@ -106,7 +107,8 @@ export function createHashChainTranscript(options: HashChainTranscriptOptions): 
       const actionHash = blake3Hex(actionJson);
       const resultHash = blake3Hex(resultJson);
       const seq = entryCount;
-      const hash = hashLink({
+      // Encoded once: the same member texts make the link's preimage and the line.
+      const link = encodeChainLink({
         prev: headHash,
         state: input.state,
         action_hash: actionHash,
@@ -117,6 +119,7 @@ export function createHashChainTranscript(options: HashChainTranscriptOptions): 
         turn: input.turn,
         timestamp: input.timestamp,
       });
+      const hash = blake3Hex(linkPreimage(link));
       const entry: TranscriptEntry = Object.freeze({
         v: transcriptFormatVersion,
         seq,
@@ -132,7 +135,7 @@ export function createHashChainTranscript(options: HashChainTranscriptOptions): 
         prev_hash: headHash,
         hash,
       });
-      writer?.appendEntry(entry, formatTranscriptLine(entry, actionJson, resultJson));
+      writer?.appendEntry(entry, formatTranscriptLine(link, actionJson, resultJson, hash));
       keptEntries?.push(entry);
       headHash = hash;
       entryCount = seq + 1;
@@ -152,8 +155,8 @@ export function createHashChainTranscript(options: HashChainTranscriptOptions): 
           details: { runId },
         });
       }
-      const actualHash = computeContractHash(contract);
-      if (actualHash !== contractHash) {
+      if (contract.contract_hash !== contractHash || !contractHashMatches(contract)) {
+        const actualHash = computeContractHash(contract);
         throw new CharterError(
           "CONTRACT_INVALID",
           "the contract does not hash to the transcript's contract hash",
@@ -162,8 +165,8 @@ export function createHashChainTranscript(options: HashChainTranscriptOptions): 
           },
         );
       }
-      const text = JSON.stringify(contract);
-      if (redactor.redactString(text) !== text) {
+      // String values only: a short secret that happens to spell part of a field name is not in the contract.
+      if (redactor.containsSecret(contract)) {
         throw new CharterError("CONTRACT_INVALID", "the contract contains a registered secret", {
           details: { runId, contractHash, reason: "contract_contains_secret" },
         });

@@ -58,6 +58,7 @@ export async function readRunDirectory(runDirectory: string): Promise<RunRecord>
   let incompleteLastLine = false;
   try {
     const read = await readTranscriptLines(transcriptPath, (line, lineIndex) => {
+      if (line === null) throw invalid(transcriptPath, lineIndex + 1, "the line is not valid UTF-8");
       entries.push(parseEntry(line, transcriptPath, lineIndex + 1));
       return true;
     });

@@ -1,10 +1,10 @@
 import { canonicalJson } from "../foundation/canonical-json.js";
 import { blake3Hex } from "../foundation/content-hash.js";
-import { blake3DigestMatches } from "./blake3-digest-matches.js";
-import { createChainLinkPreimage } from "./chain-link-hash.js";
+import { createChainLinkPreimage, type EncodedChainLink, encodeChainLink } from "./chain-link-hash.js";
+import { runDirectoryLayout } from "./run-directory-layout.js";
 import { type TranscriptEntry, type TranscriptHeader, transcriptFormatVersion } from "./transcript-entry.js";
 import { findTranscriptEntryShapeProblem } from "./transcript-entry-shape.js";
-import { splitTranscriptLine } from "./transcript-line.js";
+import { parseTranscriptLine } from "./transcript-line.js";
 import type { VerificationFailure, VerificationReasonCode } from "./verification-report.js";
 
 /** Raw payloads of a run by content hash: true when the stored bytes hash to their name. */
@@ -18,31 +18,28 @@ export interface TranscriptEntryVerifier {
   /** The seq the next entry must carry. */
   readonly expectedSeq: number;
   /**
-   * Checks the next entry against the chain so far and advances on success. `location` names it in failure
-   * details (for example `transcript.jsonl line 7`).
-   *
-   * With `line` (the entry's text, already parsed into `entry`), the check is byte-exact: the line must be
-   * laid out exactly as the writer writes it and its action and result texts must hash to the recorded
-   * hashes, so that no byte can change unnoticed, not even one that leaves the parsed values equal. Without
-   * it (entries held in memory) the values are canonicalised and hashed.
-   *
-   * `mayReferenceRaw` false skips the search for raw payload references when the caller knows there are
-   * none (the line lacks the key names).
+   * Checks the next line of `transcript.jsonl` (without its newline) and advances on success. The check is
+   * byte-exact: the line must be laid out exactly as the writer writes it and its action and result texts
+   * must hash to the recorded hashes, so no byte can change unnoticed, not even one that leaves the parsed
+   * values equal. `lineNumber` (1-based) names the line in failure details.
    */
-  check(
-    entry: unknown,
-    location: string,
-    mayReferenceRaw: boolean,
-    line?: string,
-  ): VerificationFailure | null;
+  checkLine(line: string, lineNumber: number): VerificationFailure | null;
+  /** Checks the next entry held in memory, by its values (canonicalised and hashed), and advances on success. */
+  checkEntry(entry: unknown): VerificationFailure | null;
+}
+
+interface Problem {
+  readonly reason: VerificationReasonCode;
+  readonly detail: string;
 }
 
 const rawReferenceKeys: ReadonlySet<string> = new Set(["raw_request_hash", "raw_response_hash"]);
 
 /**
- * Verifies entries one at a time, in order, with the least work per entry: for a line, one hash each of the
- * stored action and result texts and one of the link, compared as bytes. The header must already be
- * checked (its genesis hash is trusted here).
+ * Verifies entries one at a time, in order. A line costs a layout parse (no JSON.parse, no re-serialising),
+ * one hash each of its stored action and result texts and one of its link; only a line that fails is
+ * parsed as JSON, to name its fault precisely. The header must already be checked (its genesis hash is
+ * trusted here).
  */
 export function createTranscriptEntryVerifier(
   header: TranscriptHeader,
@@ -56,13 +53,91 @@ export function createTranscriptEntryVerifier(
   let headHash = header.genesis_hash;
   let verified = 0;
 
-  function fail(
-    seq: number,
-    stepId: string | null,
-    reasonCode: VerificationReasonCode,
-    detail: string,
-  ): VerificationFailure {
-    return { seq, step_id: stepId, reason_code: reasonCode, detail };
+  function failure(seq: number, stepId: string | null, problem: Problem): VerificationFailure {
+    return { seq, step_id: stepId, reason_code: problem.reason, detail: problem.detail };
+  }
+
+  function advance(hash: string): null {
+    headHash = hash;
+    verified++;
+    return null;
+  }
+
+  function linkProblem(link: EncodedChainLink, hash: string, location: string): Problem | null {
+    if (link.prev !== headHash) {
+      return {
+        reason: "CHAIN_LINK_MISMATCH",
+        detail: `${location}: prev_hash is ${link.prev} but the previous link is ${headHash}`,
+      };
+    }
+    const computed = blake3Hex(linkPreimage(link));
+    return computed === hash
+      ? null
+      : { reason: "CHAIN_LINK_MISMATCH", detail: mismatch(location, "link", hash, computed) };
+  }
+
+  /** The first fault of an entry held as values, without advancing. */
+  function evaluate(value: unknown, location: string): VerificationFailure | null {
+    const expectedSeq = verified;
+    if (typeof value !== "object" || value === null || Array.isArray(value)) {
+      return failure(expectedSeq, null, malformed(location, "the entry is not a JSON object"));
+    }
+    const record = value as Record<string, unknown>;
+    const stepId = typeof record.step_id === "string" ? record.step_id : null;
+    if (record.v !== transcriptFormatVersion) {
+      return failure(
+        expectedSeq,
+        stepId,
+        typeof record.v === "number"
+          ? {
+              reason: "UNSUPPORTED_VERSION",
+              detail: `${location}: format version ${record.v} is not supported`,
+            }
+          : malformed(location, "the entry has no format version v"),
+      );
+    }
+    const shapeProblem = findTranscriptEntryShapeProblem(record);
+    if (shapeProblem !== null) return failure(expectedSeq, stepId, malformed(location, shapeProblem));
+    const entry = record as unknown as TranscriptEntry;
+    if (entry.seq !== expectedSeq) {
+      return failure(entry.seq, entry.step_id, {
+        reason: "SEQUENCE_GAP",
+        detail: `${location}: expected seq ${expectedSeq}, found ${entry.seq}`,
+      });
+    }
+    const actionHash = hashOf(entry.action);
+    if (actionHash !== entry.action_hash) {
+      return failure(entry.seq, entry.step_id, {
+        reason: "ACTION_HASH_MISMATCH",
+        detail: mismatch(location, "action", entry.action_hash, actionHash),
+      });
+    }
+    const resultHash = hashOf(entry.result);
+    if (resultHash !== entry.result_hash) {
+      return failure(entry.seq, entry.step_id, {
+        reason: "RESULT_HASH_MISMATCH",
+        detail: mismatch(location, "result", entry.result_hash, resultHash),
+      });
+    }
+    const problem =
+      linkProblem(
+        encodeChainLink({
+          prev: entry.prev_hash,
+          state: entry.state,
+          action_hash: entry.action_hash,
+          result_hash: entry.result_hash,
+          model_fingerprint: entry.model_fingerprint,
+          seq: entry.seq,
+          step_id: entry.step_id,
+          turn: entry.turn,
+          timestamp: entry.timestamp,
+        }),
+        entry.hash,
+        location,
+      ) ??
+      findRawProblem(entry.action, rawIndex, location) ??
+      findRawProblem(entry.result, rawIndex, location);
+    return problem === null ? null : failure(entry.seq, entry.step_id, problem);
   }
 
   return {
@@ -76,125 +151,80 @@ export function createTranscriptEntryVerifier(
       return verified;
     },
 
-    check(value, location, mayReferenceRaw, line) {
-      const expectedSeq = verified;
-      if (typeof value !== "object" || value === null || Array.isArray(value)) {
-        return fail(expectedSeq, null, "MALFORMED_LINE", `${location}: the entry is not a JSON object`);
-      }
-      const record = value as Record<string, unknown>;
-      const stepId = typeof record.step_id === "string" ? record.step_id : null;
-      if (record.v !== transcriptFormatVersion) {
-        return typeof record.v === "number"
-          ? fail(
-              expectedSeq,
-              stepId,
-              "UNSUPPORTED_VERSION",
-              `${location}: format version ${record.v} is not supported`,
-            )
-          : fail(expectedSeq, stepId, "MALFORMED_LINE", `${location}: the entry has no format version v`);
-      }
-      const shapeProblem = findTranscriptEntryShapeProblem(record);
-      if (shapeProblem !== null)
-        return fail(expectedSeq, stepId, "MALFORMED_LINE", `${location}: ${shapeProblem}`);
-      const entry = record as unknown as TranscriptEntry;
-      const seq = entry.seq;
-      if (seq !== expectedSeq) {
-        return fail(
-          seq,
-          entry.step_id,
-          "SEQUENCE_GAP",
-          `${location}: expected seq ${expectedSeq}, found ${seq}`,
+    checkLine(line, lineNumber) {
+      const parsed = parseTranscriptLine(line);
+      if (
+        parsed !== null &&
+        parsed.seq === verified &&
+        parsed.link.prev === headHash &&
+        blake3Hex(parsed.actionJson) === parsed.link.action_hash &&
+        blake3Hex(parsed.resultJson) === parsed.link.result_hash &&
+        blake3Hex(linkPreimage(parsed.link)) === parsed.hash
+      ) {
+        // Raw references are rare: the key names in the text are a cheap test before parsing the values.
+        // The texts are canonical JSON here (they hash to their records), which never escapes a key's letters.
+        if (!line.includes('"raw_re')) return advance(parsed.hash);
+        const problem = findRawProblemInTexts(
+          parsed.actionJson,
+          parsed.resultJson,
+          rawIndex,
+          lineLocation(lineNumber),
         );
+        return problem === null
+          ? advance(parsed.hash)
+          : failure(parsed.seq, JSON.parse(parsed.link.step_id), problem);
       }
+      // The line is faulty: its values say precisely how.
+      const location = lineLocation(lineNumber);
+      let value: unknown;
+      try {
+        value = JSON.parse(line);
+      } catch {
+        return failure(verified, null, malformed(location, "the line is not valid JSON"));
+      }
+      const fault = evaluate(value, location);
+      if (fault !== null) return fault;
+      // The values are sound but the text is not the text written (an escape or a number spelled another way,
+      // keys reordered, whitespace added): bytes were changed.
+      const entry = value as TranscriptEntry;
+      return failure(
+        entry.seq,
+        entry.step_id,
+        malformed(location, "the line is not in the layout it was written in"),
+      );
+    },
 
-      const stored = line === undefined ? null : splitTranscriptLine(line, entry);
-      const valueProblem = checkValueHashes(entry, stored, location, line !== undefined);
-      if (valueProblem !== null) return fail(seq, entry.step_id, valueProblem.reason, valueProblem.detail);
-
-      if (entry.prev_hash !== headHash) {
-        return fail(
-          seq,
-          entry.step_id,
-          "CHAIN_LINK_MISMATCH",
-          `${location}: prev_hash is ${entry.prev_hash} but the previous link is ${headHash}`,
-        );
-      }
-      const preimage = linkPreimage({
-        prev: headHash,
-        state: entry.state,
-        action_hash: entry.action_hash,
-        result_hash: entry.result_hash,
-        model_fingerprint: entry.model_fingerprint,
-        seq,
-        step_id: entry.step_id,
-        turn: entry.turn,
-        timestamp: entry.timestamp,
-      });
-      if (!blake3DigestMatches(preimage, entry.hash)) {
-        return fail(
-          seq,
-          entry.step_id,
-          "CHAIN_LINK_MISMATCH",
-          mismatch(location, "link", entry.hash, blake3Hex(preimage)),
-        );
-      }
-      if (mayReferenceRaw) {
-        const rawProblem = findRawProblem(entry.action, rawIndex) ?? findRawProblem(entry.result, rawIndex);
-        if (rawProblem !== null)
-          return fail(seq, entry.step_id, rawProblem.reason, `${location}: ${rawProblem.detail}`);
-      }
-      headHash = entry.hash;
-      verified = expectedSeq + 1;
-      return null;
+    checkEntry(entry) {
+      const fault = evaluate(entry, `entry ${verified}`);
+      return fault ?? advance((entry as TranscriptEntry).hash);
     },
   };
 }
 
-interface Problem {
-  readonly reason: VerificationReasonCode;
-  readonly detail: string;
+function lineLocation(lineNumber: number): string {
+  return `${runDirectoryLayout.transcript} line ${lineNumber}`;
 }
 
-/**
- * The fast path hashes the stored texts. Anything else (no line, a line not laid out as written, a text
- * that does not hash to its record) is settled on the values, which also names the precise fault.
- */
-function checkValueHashes(
-  entry: TranscriptEntry,
-  stored: { readonly actionJson: string; readonly resultJson: string } | null,
+function findRawProblemInTexts(
+  actionJson: string,
+  resultJson: string,
+  rawIndex: RawPayloadIndex,
   location: string,
-  byteExact: boolean,
 ): Problem | null {
-  if (
-    stored !== null &&
-    blake3DigestMatches(stored.actionJson, entry.action_hash) &&
-    blake3DigestMatches(stored.resultJson, entry.result_hash)
-  ) {
-    return null;
+  let action: unknown;
+  let result: unknown;
+  try {
+    action = JSON.parse(actionJson);
+    result = JSON.parse(resultJson);
+  } catch {
+    // Texts that hash to their records are what the writer wrote, which always parses; these were forged.
+    return malformed(location, "the action or result is not valid JSON");
   }
-  const actionHash = hashOf(entry.action);
-  if (actionHash !== entry.action_hash) {
-    return {
-      reason: "ACTION_HASH_MISMATCH",
-      detail: mismatch(location, "action", entry.action_hash, actionHash),
-    };
-  }
-  const resultHash = hashOf(entry.result);
-  if (resultHash !== entry.result_hash) {
-    return {
-      reason: "RESULT_HASH_MISMATCH",
-      detail: mismatch(location, "result", entry.result_hash, resultHash),
-    };
-  }
-  if (byteExact) {
-    // The values hash correctly but the text differs from what the writer writes (an escape or an
-    // exponent spelled differently, a reordered key...): the bytes were changed.
-    return {
-      reason: "MALFORMED_LINE",
-      detail: `${location}: the line is not in the canonical layout it was written in`,
-    };
-  }
-  return null;
+  return findRawProblem(action, rawIndex, location) ?? findRawProblem(result, rawIndex, location);
+}
+
+function malformed(location: string, problem: string): Problem {
+  return { reason: "MALFORMED_LINE", detail: `${location}: ${problem}` };
 }
 
 function hashOf(value: unknown): string | null {
@@ -213,11 +243,11 @@ function mismatch(location: string, field: string, recorded: string, computed: s
 }
 
 /** Every `raw_request_hash`/`raw_response_hash` string, at any depth, must name an intact raw payload. */
-function findRawProblem(value: unknown, rawIndex: RawPayloadIndex): Problem | null {
+function findRawProblem(value: unknown, rawIndex: RawPayloadIndex, location: string): Problem | null {
   if (value === null || typeof value !== "object") return null;
   if (Array.isArray(value)) {
     for (const item of value) {
-      const problem = findRawProblem(item, rawIndex);
+      const problem = findRawProblem(item, rawIndex, location);
       if (problem !== null) return problem;
     }
     return null;
@@ -228,16 +258,19 @@ function findRawProblem(value: unknown, rawIndex: RawPayloadIndex): Problem | nu
     if (rawReferenceKeys.has(key) && typeof member === "string") {
       const intact = rawIndex.get(member);
       if (intact === undefined) {
-        return { reason: "RAW_PAYLOAD_MISSING", detail: `${key} ${member} names no file in raw/` };
+        return {
+          reason: "RAW_PAYLOAD_MISSING",
+          detail: `${location}: ${key} ${member} names no file in raw/`,
+        };
       }
       if (!intact) {
         return {
           reason: "RAW_PAYLOAD_HASH_MISMATCH",
-          detail: `raw/${member}.json does not hash to its name`,
+          detail: `${location}: raw/${member}.json does not hash to its name`,
         };
       }
     } else {
-      const problem = findRawProblem(member, rawIndex);
+      const problem = findRawProblem(member, rawIndex, location);
       if (problem !== null) return problem;
     }
   }

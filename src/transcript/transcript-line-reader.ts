@@ -12,16 +12,19 @@ export interface TranscriptLineReadResult {
 
 const chunkBytes = 1 << 20;
 const newline = 0x0a;
+// Strict: a lenient decoder turns a damaged byte into U+FFFD, which an intact text may contain as well.
+// The BOM is kept, so that bytes added at the start of a line are not silently dropped.
+const strictDecoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /**
- * Calls `onLine` for every newline-terminated line of a file, without the newline, synchronously within
- * each chunk: the file is read in 1 MiB chunks and split, so a large transcript costs one await per
- * chunk, not per line. `onLine` returns false to stop. A newline byte never occurs inside a multi-byte
- * UTF-8 sequence, so splitting on it before decoding is safe.
+ * Calls `onLine` for every newline-terminated line of a file, without the newline (null for a line that is
+ * not valid UTF-8), synchronously within each chunk: the file is read in 1 MiB chunks and split, so a large
+ * transcript costs one await per chunk, not per line. `onLine` returns false to stop. A newline byte never
+ * occurs inside a multi-byte UTF-8 sequence, so splitting on it before decoding is safe.
  */
 export async function readTranscriptLines(
   path: string,
-  onLine: (line: string, lineIndex: number) => boolean | undefined,
+  onLine: (line: string | null, lineIndex: number) => boolean | undefined,
 ): Promise<TranscriptLineReadResult> {
   const handle = await open(path, "r");
   try {
@@ -40,8 +43,7 @@ export async function readTranscriptLines(
         continue;
       }
       carry = lastNewline + 1 < data.length ? Buffer.from(data.subarray(lastNewline + 1)) : null;
-      const lines = data.toString("utf8", 0, lastNewline).split("\n");
-      for (const line of lines) {
+      for (const line of decodeLines(data.subarray(0, lastNewline))) {
         if (onLine(line, lineIndex) === false)
           return { lines: lineIndex + 1, stopped: true, incompleteLastLine: null };
         lineIndex++;
@@ -54,5 +56,26 @@ export async function readTranscriptLines(
     };
   } finally {
     await handle.close();
+  }
+}
+
+/** The lines of whole-line bytes; a line that is not valid UTF-8 becomes null. */
+function decodeLines(bytes: Buffer): (string | null)[] {
+  try {
+    return strictDecoder.decode(bytes).split("\n");
+  } catch {
+    // Rare (a damaged file): decode line by line to tell which lines are affected.
+    const lines: (string | null)[] = [];
+    let start = 0;
+    for (;;) {
+      const end = bytes.indexOf(newline, start);
+      try {
+        lines.push(strictDecoder.decode(bytes.subarray(start, end === -1 ? bytes.length : end)));
+      } catch {
+        lines.push(null);
+      }
+      if (end === -1) return lines;
+      start = end + 1;
+    }
   }
 }

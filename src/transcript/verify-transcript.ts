@@ -34,7 +34,7 @@ export function verifyEntries(
     rawIndex.set(hash, isRawPayloadHash(hash) && blake3Hex(content) === hash);
   const verifier = createTranscriptEntryVerifier(checked.header, rawIndex);
   for (const entry of entries) {
-    const failure = verifier.check(entry, `entry ${verifier.expectedSeq}`, true);
+    const failure = verifier.checkEntry(entry);
     if (failure !== null) return report(verifier.verified, verifier.headHash, failure);
   }
   return finish(verifier.verified, verifier.headHash, rawIndex);
@@ -70,17 +70,15 @@ export async function verifyRunDirectory(runDirectory: string): Promise<Verifica
   let read: Awaited<ReturnType<typeof readTranscriptLines>>;
   try {
     read = await readTranscriptLines(transcriptPath, (line, lineIndex) => {
-      const location = `${runDirectoryLayout.transcript} line ${lineIndex + 1}`;
-      let entry: unknown;
-      try {
-        entry = JSON.parse(line);
-      } catch {
-        failure = lineFailure(verifier.expectedSeq, location, "is not valid JSON");
+      if (line === null) {
+        failure = lineFailure(
+          verifier.expectedSeq,
+          `${runDirectoryLayout.transcript} line ${lineIndex + 1}`,
+          "is not valid UTF-8",
+        );
         return false;
       }
-      // Raw references are rare: the key names in the text are a cheap test before walking the values.
-      // A verified line is canonical JSON, which never spells a key with escapes.
-      failure = verifier.check(entry, location, line.includes('"raw_re'), line);
+      failure = verifier.checkLine(line, lineIndex + 1);
       return failure === null;
     });
   } catch (error) {

@@ -47,6 +47,33 @@ describe("canonicalJson (RFC 8785)", () => {
   });
 });
 
+/** A reference serializer written independently: keys sorted at every level, JSON.stringify for leaves. */
+function referenceCanonical(value: unknown): string {
+  // Integer-like keys are listed first by JSON.stringify whatever the insertion order, so build the text by hand.
+  const write = (item: unknown): string => {
+    if (item === null || typeof item !== "object") return JSON.stringify(item);
+    if (Array.isArray(item)) return `[${item.map(write).join(",")}]`;
+    return `{${Object.keys(item)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${write((item as Record<string, unknown>)[key])}`)
+      .join(",")}}`;
+  };
+  return write(value);
+}
+
+describe("canonicalJson fast path", () => {
+  it("gives the same text whether or not the keys were inserted in sorted order (integer-like keys included)", () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        expect(canonicalJson(value)).toBe(referenceCanonical(value));
+      }),
+      { numRuns: 500 },
+    );
+    expect(canonicalJson({ "9": 1, "10": 2, a: { b: 1, a: 2 } })).toBe('{"10":2,"9":1,"a":{"a":2,"b":1}}');
+    expect(canonicalJson({ a: 1, b: [{ c: 1, d: 2 }] })).toBe('{"a":1,"b":[{"c":1,"d":2}]}');
+  });
+});
+
 describe("BLAKE3 content hash", () => {
   it("matches the BLAKE3 reference vector for empty input", () => {
     expect(blake3Hex("")).toBe("af1349b9f5f9a1a6a0404dea36dcc9499bcb25c9adc112b7cc9a93cae41f3262");

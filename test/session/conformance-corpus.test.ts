@@ -137,3 +137,44 @@ describe("seed 002 §9 conformance corpus", () => {
     assertTranscriptInvariants(run);
   });
 });
+
+describe("stored tool outputs", () => {
+  it("the model reads a stored output back through tool_output (line range and grep)", async () => {
+    let handle = "";
+    const run = await runScripted({
+      settings: { toolResponseMaxBytes: 2000 },
+      respond: (request, index) => {
+        if (index === 0) return { kind: "tool_calls", calls: [call("big", { lines: 200 })] };
+        if (index === 1) {
+          handle = JSON.parse(request.messages.at(-1)!.content).handle;
+          return {
+            kind: "tool_calls",
+            calls: [
+              call("tool_output", { handle, mode: "read", start_line: 10, end_line: 12 }),
+              call("tool_output", { handle, mode: "grep", pattern: "row 150 " }),
+            ],
+          };
+        }
+        return { kind: "tool_calls", calls: [report("read it")] };
+      },
+    });
+    expect(run.result.outcome).toBe("COMPLETED_WITH_TOOLS");
+    const replies = run.result.conversation.filter((message) => message.role === "tool");
+    expect(replies[1]!.content).toContain("row 9 ");
+    expect(replies[1]!.content).toContain("row 11 ");
+    expect(replies[1]!.content).not.toContain("row 12 ");
+    expect(replies[2]!.content).toContain("row 150 ");
+  });
+
+  it("a handle outside the run directory is refused as data", async () => {
+    const run = await runScripted({
+      script: [
+        { kind: "tool_calls", calls: [call("tool_output", { handle: "../../etc/passwd", mode: "read" })] },
+        { kind: "tool_calls", calls: [report("ok")] },
+      ],
+    });
+    const reply = run.result.conversation.find((message) => message.role === "tool")!;
+    expect(reply.content.startsWith("(tool failed:")).toBe(true);
+    expect(run.result.accounting.find((entry) => entry.type === "tool")?.status).toBe("failed");
+  });
+});

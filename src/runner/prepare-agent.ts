@@ -1,0 +1,172 @@
+import type { AgentMessage } from "../contract/agent-message.js";
+import { systemMessage, userMessage } from "../contract/agent-message.js";
+import { buildExecutionContract } from "../contract/contract-factory.js";
+import type { ContractModelTargetInput, ContractSettings } from "../contract/contract-factory-input.js";
+import type { ExecutionContract } from "../contract/execution-contract.js";
+import { issueContractInstance } from "../contract/issue-contract-instance.js";
+import { blake3Hex } from "../foundation/content-hash.js";
+import { type RuntimeEnvironment, systemEnvironment } from "../foundation/environment.js";
+import { SecretRedactor } from "../foundation/secret-redactor.js";
+import type { ModelClient } from "../model/model-client.js";
+import { ADAPTER_VERSION } from "../model/protocol-adapter.js";
+import { createTokenEstimator } from "../model/token-estimator.js";
+import type { AIAgentResult } from "../session/agent-result.js";
+import { createSessionContext } from "../session/create-session-context.js";
+import { runSession } from "../session/run-session.js";
+import type { PreflightProblem } from "../session/session-event.js";
+import type { SessionState } from "../session/session-state.js";
+import type { TransitionOutput } from "../session/transition-output.js";
+import { createToolOutputTool } from "../tools/builtin/tool-output-tool.js";
+import { createDefaultPipeline } from "../tools/create-default-pipeline.js";
+import { createToolCallExecutor } from "../tools/create-tool-call-executor.js";
+import type { RegisteredTool } from "../tools/tool-definition.js";
+import { createToolOutputStore } from "../tools/tool-output-store.js";
+import { ToolRegistry } from "../tools/tool-registry.js";
+import { createHashChainTranscript, type HashChainTranscript } from "../transcript/hash-chain-transcript.js";
+import type { TranscriptWriter } from "../transcript/transcript-writer.js";
+import { createFinalReportSupport } from "./final-report-support.js";
+
+/** Everything that stays the same across runs of one agent. */
+export interface AgentDefinition {
+  readonly agent: { readonly id: string; readonly systemPrompt: string; readonly settings: ContractSettings };
+  readonly configurationDefaults?: ContractSettings;
+  readonly overrides?: ContractSettings;
+  /** The contract's model targets and, in the same order, the clients that reach them. */
+  readonly targets: readonly ContractModelTargetInput[];
+  readonly models: readonly ModelClient[];
+  /** Every tool the agent may use (MCP tools, function tools); `tool_output` and `final_report` are added. */
+  readonly tools?: readonly RegisteredTool[];
+  readonly parentContractHash?: string | null;
+  readonly environment?: RuntimeEnvironment;
+  readonly redactor?: SecretRedactor;
+  /** Where oversized tool outputs are stored; default the system temporary directory. */
+  readonly toolOutputDirectory?: string;
+  readonly preflight?: () => Promise<readonly PreflightProblem[]>;
+}
+
+/** What differs between runs. */
+export interface AgentRunOptions {
+  readonly prompt: string;
+  readonly runId?: string;
+  /** Where the transcript goes; without one only the chain head is computed. */
+  readonly transcriptWriter?: TranscriptWriter;
+  /** Keep the transcript entries in memory (`transcript.entries`). */
+  readonly keepTranscriptEntries?: boolean;
+  readonly signal?: AbortSignal;
+  readonly onTransition?: (
+    state: SessionState,
+    output: TransitionOutput,
+    contract: ExecutionContract,
+  ) => void;
+}
+
+export interface AgentRunOutput {
+  readonly result: AIAgentResult;
+  readonly contract: ExecutionContract;
+  readonly transcript: HashChainTranscript;
+  readonly state: SessionState;
+}
+
+export interface PreparedAgent {
+  /** The contract every run starts from (each run gets its own id and creation time, same hash). */
+  readonly contract: ExecutionContract;
+  run(options: AgentRunOptions): Promise<AgentRunOutput>;
+}
+
+/**
+ * Prepares an agent once (contract built, validated and hashed; JSON schemas compiled; tool specs counted)
+ * so that each run only does per-run work. Building the contract can throw (CONTRACT_INVALID); a run never
+ * throws: its session turns every failure into a typed result.
+ */
+export function prepareAgent(definition: AgentDefinition): PreparedAgent {
+  const environment = definition.environment ?? systemEnvironment;
+  const redactor = definition.redactor ?? new SecretRedactor();
+  const estimator = createTokenEstimator();
+  const defaults = definition.configurationDefaults ?? {};
+  const overrides = definition.overrides ?? {};
+  const output = overrides.output ?? definition.agent.settings.output ?? defaults.output;
+  const finalReport = createFinalReportSupport(output?.format ?? "markdown", output?.schema ?? null);
+  // The tool_output tool's manifest does not depend on its store, so one instance describes every run's.
+  const manifestRegistry = new ToolRegistry(definition.tools ?? []);
+  manifestRegistry.register(
+    createToolOutputTool({
+      store: createToolOutputStore({ runHash: "manifest", countTokens: estimator.countText }),
+    }),
+  );
+  const template = buildExecutionContract({
+    agent: definition.agent,
+    configurationDefaults: defaults,
+    overrides,
+    modelTargets: definition.targets,
+    toolManifest: [...manifestRegistry.manifest(), finalReport.manifest],
+    parentContractHash: definition.parentContractHash ?? null,
+    adapterVersion: ADAPTER_VERSION,
+    environment,
+  });
+  const context = createSessionContext({
+    contract: template,
+    tokenEstimator: estimator,
+    validateFinalReport: finalReport.validateArguments,
+    validateTextAsJsonReport: finalReport.validateText,
+  });
+  const pipeline = createDefaultPipeline();
+
+  return {
+    contract: template,
+    async run(options) {
+      const runId = options.runId ?? environment.newId("run");
+      const contract = issueContractInstance(template, environment);
+      const outputStore = createToolOutputStore({
+        runHash: blake3Hex(runId).slice(0, 24),
+        countTokens: estimator.countText,
+        ...(definition.toolOutputDirectory !== undefined
+          ? { baseDirectory: definition.toolOutputDirectory }
+          : {}),
+      });
+      const registry = new ToolRegistry(definition.tools ?? []);
+      registry.register(createToolOutputTool({ store: outputStore }));
+      const transcript = createHashChainTranscript({
+        runId,
+        contractHash: contract.contract_hash,
+        adapterVersion: contract.adapter_version,
+        modelProfileId: contract.model_profile_id,
+        redactor,
+        environment,
+        ...(options.transcriptWriter !== undefined ? { writer: options.transcriptWriter } : {}),
+        ...(options.keepTranscriptEntries ? { keepEntries: true } : {}),
+      });
+      transcript.writeContract(contract);
+      const onTransition = options.onTransition;
+      const conversation: AgentMessage[] = [
+        systemMessage(definition.agent.systemPrompt),
+        userMessage(options.prompt),
+      ];
+      const { result, state } = await runSession(
+        {
+          contract,
+          context,
+          models: definition.models,
+          transcript,
+          environment,
+          runId,
+          executeTool: createToolCallExecutor({
+            registry,
+            policy: contract,
+            environment,
+            runId,
+            outputStore,
+            pipeline,
+          }),
+          ...(options.signal !== undefined ? { signal: options.signal } : {}),
+          ...(definition.preflight !== undefined ? { preflight: definition.preflight } : {}),
+          ...(onTransition !== undefined
+            ? { onTransition: (next, out) => onTransition(next, out, contract) }
+            : {}),
+        },
+        conversation,
+      );
+      await transcript.close();
+      return { result, contract, transcript, state };
+    },
+  };
+}

@@ -1,0 +1,65 @@
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { PassThrough, Writable } from "node:stream";
+import type { CliStreams } from "../../src/cli/cli-streams.js";
+import { runCli } from "../../src/cli/run-cli.js";
+
+export const mcpTestServerPath = resolve(import.meta.dirname, "../../src/testing/mcp-test-server.ts");
+
+class Capture extends Writable {
+  text = "";
+  isTTY = false;
+  override _write(chunk: Buffer, _encoding: string, callback: () => void): void {
+    this.text += chunk.toString("utf8");
+    callback();
+  }
+}
+
+/** Runs the CLI in process with captured streams, as `charter <argv>` would run from a shell. */
+export async function cli(argv: readonly string[], options: { stdin?: string; signal?: AbortSignal } = {}) {
+  const stdout = new Capture();
+  const stderr = new Capture();
+  const stdin = new PassThrough();
+  stdin.end(options.stdin ?? "");
+  const streams: CliStreams = {
+    stdout,
+    stderr,
+    stdin,
+    signal: options.signal ?? new AbortController().signal,
+  };
+  const exitCode = await runCli(argv, streams);
+  return { exitCode, stdout: stdout.text, stderr: stderr.text };
+}
+
+/** A temporary project: an agent file, a `.charter.json` (and optional `.charter.env`), and a runs directory. */
+export async function project(files: { agent: string; config: unknown; env?: string }) {
+  const directory = await mkdtemp(join(tmpdir(), "charter-cli-"));
+  const agentPath = join(directory, "agent.md");
+  const configPath = join(directory, "charter.json");
+  await writeFile(agentPath, files.agent);
+  await writeFile(configPath, JSON.stringify(files.config));
+  if (files.env !== undefined) await writeFile(join(directory, ".charter.env"), files.env);
+  return { directory, agentPath, configPath, runsDirectory: join(directory, "runs") };
+}
+
+export function agentFile(frontmatter: string, body = "You are a careful agent."): string {
+  return `---\n${frontmatter}\n---\n${body}\n`;
+}
+
+export function providerConfig(baseUrl: string, extra: Record<string, unknown> = {}) {
+  return {
+    providers: {
+      local: {
+        type: "openai-compatible",
+        baseUrl,
+        apiKey: "${LOCAL_API_KEY}",
+        models: { "test-model": { contextWindow: 32000 } },
+      },
+    },
+    mcpServers: {
+      test: { type: "stdio", command: process.execPath, args: [mcpTestServerPath] },
+    },
+    ...extra,
+  };
+}

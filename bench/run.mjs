@@ -2,11 +2,12 @@
 // Scenario (the peers' harness scenario): T turns; on turns 1..T-1 the model calls `echo`, on turn T it
 // answers "done". The model is in process and answers at once, so what remains is the runtime's own work:
 // contract checks, the state machine, protocol adaptation, tool validation and pipeline, token counting,
-// and the transcript's canonical JSON + BLAKE3 hash chain (kept in memory, not written to disk).
+// and the transcript's redaction + canonical JSON + BLAKE3 hash chain over every state transition.
 import { prepareAgent } from "../dist/runner/prepare-agent.js";
 import { createStrictScriptedModel } from "../dist/testing/strict-scripted-model.js";
 import { defineFunctionTool } from "../dist/tools/define-function-tool.js";
 import { createInMemoryTranscriptWriter } from "../dist/transcript/in-memory-transcript-writer.js";
+import { verifyEntries } from "../dist/transcript/verify-transcript.js";
 
 const minimumSeconds = Number(process.env.BENCH_SECONDS ?? 2);
 const repetitions = Number(process.env.BENCH_REPS ?? 5);
@@ -40,6 +41,7 @@ const echo = defineFunctionTool({
 const model = createStrictScriptedModel({
   provider: "bench",
   model: "scripted",
+  recordRequests: false,
   respond: (request) => {
     const turns = Number(/turns (\d+)/.exec(request.messages[1].content)[1]);
     let turn = 1;
@@ -58,11 +60,21 @@ const agent = prepareAgent({
   tools: [echo],
 });
 
+let verified = false;
 async function charterSession(turns) {
+  // Every entry is redacted, canonicalised and hashed into the chain; the first session also keeps its entries
+  // and must verify. Later sessions do not retain entries (persisting them is the run store's job).
+  const writer = verified ? undefined : createInMemoryTranscriptWriter();
   const { result } = await agent.run({
     prompt: `session turns ${turns}: start`,
-    transcriptWriter: createInMemoryTranscriptWriter(),
+    ...(writer ? { transcriptWriter: writer } : {}),
   });
+  if (writer) {
+    const report = verifyEntries(writer.header, writer.contract, writer.entries, writer.raw);
+    if (!report.ok || report.head_hash !== result.transcript.headHash)
+      throw new Error("bench transcript does not verify");
+    verified = true;
+  }
   if (!result.success || result.turns !== turns || result.finalReport?.content !== "done") {
     throw new Error(`bench session failed: ${result.outcome} after ${result.turns} turns`);
   }

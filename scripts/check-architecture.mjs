@@ -15,9 +15,21 @@ const allowedImports = {
   session: ["foundation", "contract", "model", "tools"],
   transcript: ["foundation", "contract", "session"],
   config: ["foundation", "contract"],
+  store: ["foundation", "contract", "session", "transcript"],
   testing: ["foundation", "contract", "model", "tools", "session", "transcript"],
-  runner: ["foundation", "contract", "model", "tools", "session", "transcript", "config"],
-  demo: ["foundation", "contract", "model", "tools", "session", "transcript", "config", "runner", "testing"],
+  runner: ["foundation", "contract", "model", "tools", "session", "transcript", "config", "store"],
+  demo: [
+    "foundation",
+    "contract",
+    "model",
+    "tools",
+    "session",
+    "transcript",
+    "config",
+    "store",
+    "runner",
+    "testing",
+  ],
   cli: [
     "foundation",
     "contract",
@@ -44,14 +56,17 @@ const allowedImports = {
 };
 
 /** Concrete implementations that only their own subfolder, the wiring layers and tests may import. */
-const concreteFolders = ["model/providers", "tools/sources"];
+const concreteFolders = ["model/providers", "tools/sources", "store"];
 const concreteImporters = ["runner", "cli", "demo", "testing", "index.ts"];
 
 /** Packages that are concrete providers, transports, databases or servers: allowed only in these folders. */
 const restrictedPackages = [
   { prefix: "@ai-sdk/", allowedIn: ["model/providers"] },
   { prefix: "@modelcontextprotocol/", allowedIn: ["tools/sources", "testing", "demo"] },
-  { prefix: "node:http", allowedIn: ["model/providers", "testing", "demo", "cli"] },
+  { prefix: "node:http", allowedIn: ["model/providers", "tools/sources", "testing", "demo", "cli"] },
+  { prefix: "kysely", allowedIn: ["store"] },
+  { prefix: "better-sqlite3", allowedIn: ["store"] },
+  { prefix: "pg", allowedIn: ["store"] },
 ];
 
 function listFiles(directory) {

@@ -125,7 +125,13 @@ const scriptedModel = {
   },
 };
 
-export default async function create({ transport = "inproc", baseURL, fetch } = {}) {
+// Default: the hash chain is computed for every entry (canonical JSON + BLAKE3, with secret redaction), but
+// entries are not retained in memory: persistence is the run store's job (`npm run bench` measures it), and an
+// in-memory writer would only measure a growing array. The first session of each process keeps its entries
+// and must verify. Variant `charter:memory` (diagnostic) keeps every session's entries in an in-memory writer.
+export default async function create({ transport = "inproc", variant, baseURL, fetch } = {}) {
+  if (variant !== undefined && variant !== "memory") throw new Error(`charter: unknown variant ${variant}`);
+  const retainEntries = variant === "memory";
   const model =
     transport === "http"
       ? createOpenAICompatibleModelClient({
@@ -158,11 +164,11 @@ export default async function create({ transport = "inproc", baseURL, fetch } = 
       preparedFor = turns;
     }
     const s = openSession(turns, delayMs);
-    const writer = createInMemoryTranscriptWriter();
+    const writer = retainEntries || !verified ? createInMemoryTranscriptWriter() : null;
     const { result } = await agent.run({
       prompt: userPrompt(s),
       runId: RUN_PREFIX + s.id,
-      transcriptWriter: writer,
+      ...(writer ? { transcriptWriter: writer } : {}),
     });
     if (!result.success || result.turns !== turns) {
       throw new Error(
@@ -170,7 +176,7 @@ export default async function create({ transport = "inproc", baseURL, fetch } = 
           `(want ${turns}); error ${JSON.stringify(result.error)}`,
       );
     }
-    if (!verified) {
+    if (!verified && writer) {
       // Once per process, on the first (warm-up) session, outside every timed region: the in-memory
       // transcript must verify (contract hash, every entry's hashes and chain links, raw payloads).
       const report = verifyEntries(writer.header, writer.contract, writer.entries, writer.raw);

@@ -4,12 +4,14 @@ import { CharterError } from "../foundation/charter-error.js";
 import type { CliStreams } from "./cli-streams.js";
 import { demoCommand } from "./demo-command.js";
 import { exitCodeForError, exitCodes } from "./exit-code.js";
+import { replayCommand } from "./replay-command.js";
 import { runCommand } from "./run-command.js";
 import { verifyCommand } from "./verify-command.js";
 
 const usage = `Usage:
-  charter run <agent.md> [prompt|-] [--config FILE] [--set key=value ...] [--json] [--runs-dir DIR]
+  charter run <agent.md> [prompt|-] [--config FILE] [--set key=value ...] [--stream] [--json] [--runs-dir DIR]
   charter verify <run-dir|run-id> [--json] [--runs-dir DIR]
+  charter replay <run-dir|run-id> [--json] [--runs-dir DIR]
   charter demo [--json]
   charter --version | --help
 
@@ -36,6 +38,7 @@ export async function runCli(argv: readonly string[], streams: CliStreams): Prom
         config: { type: "string" },
         set: { type: "string", multiple: true },
         json: { type: "boolean", default: false },
+        stream: { type: "boolean", default: false },
         "runs-dir": { type: "string" },
       },
     });
@@ -46,6 +49,8 @@ export async function runCli(argv: readonly string[], streams: CliStreams): Prom
         return await verifyCommand(positionals, values, streams);
       case "demo":
         return await demoCommand(values, streams);
+      case "replay":
+        return await replayCommand(positionals, values, streams);
       default:
         throw new CharterError("ARGUMENT_INVALID", `unknown command '${command}'\n${usage}`, {
           details: { command },

@@ -1,5 +1,6 @@
 import { CharterError } from "../foundation/charter-error.js";
 import { runAgent } from "../runner/run-agent.js";
+import type { CharterEvent } from "../session/charter-event.js";
 import { finalReportText } from "../session/final-report.js";
 import type { CliStreams } from "./cli-streams.js";
 import { exitCodeForResult } from "./exit-code.js";
@@ -8,7 +9,7 @@ import { createProgressReporter } from "./progress-reporter.js";
 /** `charter run <agent.md> [prompt|-]`: the report on stdout (or the whole result with --json). */
 export async function runCommand(
   positionals: readonly string[],
-  values: { config?: string; set?: string[]; json?: boolean; "runs-dir"?: string },
+  values: { config?: string; set?: string[]; json?: boolean; stream?: boolean; "runs-dir"?: string },
   streams: CliStreams,
 ): Promise<number> {
   const [agentPath, promptArgument, ...extra] = positionals;
@@ -42,11 +43,27 @@ export async function runCommand(
     );
   }
   const progress = values.json ? undefined : createProgressReporter(streams.stderr as NodeJS.WriteStream);
+  // --stream: text deltas go to stdout as they arrive; reasoning and tool calls to stderr.
+  let streamedText = false;
+  const onEvent =
+    values.stream && !values.json
+      ? (event: CharterEvent) => {
+          if (event.type === "text_delta") {
+            streams.stdout.write(event.text);
+            streamedText = true;
+          } else if (event.type === "reasoning_delta") streams.stderr.write(event.text);
+          else if (event.type === "tool_call_started")
+            streams.stderr.write(`\n[tool] ${event.name} ${JSON.stringify(event.arguments)}\n`);
+          else if (event.type === "model_attempt_ended" && streamedText) streams.stdout.write("\n");
+        }
+      : undefined;
+  const set = [...(values.set ?? []), ...(values.stream ? ["stream=true"] : [])];
   const result = await runAgent({
     agentPath,
     prompt,
     ...(values.config !== undefined ? { configPath: values.config } : {}),
-    ...(values.set !== undefined ? { set: values.set } : {}),
+    ...(set.length > 0 ? { set } : {}),
+    ...(onEvent !== undefined ? { onEvent } : {}),
     ...(values["runs-dir"] !== undefined ? { runsDirectory: values["runs-dir"] } : {}),
     signal: streams.signal,
     ...(progress !== undefined ? { onTransition: progress } : {}),
@@ -54,7 +71,10 @@ export async function runCommand(
   if (values.json) {
     streams.stdout.write(`${JSON.stringify(result)}\n`);
   } else {
-    if (result.finalReport !== null) streams.stdout.write(`${finalReportText(result.finalReport)}\n`);
+    // A text answer that was streamed is already on stdout; a report from final_report is printed whole.
+    const alreadyShown = streamedText && result.finalReport?.source === "text_fallback";
+    if (result.finalReport !== null && !alreadyShown)
+      streams.stdout.write(`${finalReportText(result.finalReport)}\n`);
     if (!result.success && result.error !== null) {
       streams.stderr.write(`charter: ${result.outcome}: ${result.error.code}: ${result.error.message}\n`);
     }

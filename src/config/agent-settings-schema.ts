@@ -1,5 +1,9 @@
 import { z } from "zod";
-import { outputFormatSchema, toolPolicySchema } from "../contract/execution-contract.js";
+import {
+  outputFormatSchema,
+  reasoningLevelSchema,
+  toolPolicySchema,
+} from "../contract/execution-contract.js";
 import { parseDuration } from "./parse-duration.js";
 
 const positiveInteger = z.number().int().positive();
@@ -32,7 +36,10 @@ const durationSchema = z
     return milliseconds;
   });
 
-/** The request parameters: each may be `null`, meaning "do not send it to the provider". */
+/**
+ * The request parameters: each may be `null`, meaning "do not send it to the provider". `reasoning` is a level
+ * each provider maps onto its own option; `reasoningTokens` a reasoning budget for the providers that take one.
+ */
 export const modelParameterShape = {
   temperature: z.number().nonnegative().nullable().optional(),
   topP: z.number().min(0).max(1).nullable().optional(),
@@ -42,6 +49,8 @@ export const modelParameterShape = {
   presencePenalty: z.number().nullable().optional(),
   seed: z.number().int().nullable().optional(),
   stopSequences: stringOrList(z.string(), "a stop sequence").nullable().optional(),
+  reasoning: reasoningLevelSchema.nullable().optional(),
+  reasoningTokens: positiveInteger.nullable().optional(),
 };
 
 const outputSchema = z
@@ -65,6 +74,12 @@ export const agentSettingsShape = {
     .refine((models) => models.length > 0, { error: "at least one model target is required" })
     .optional(),
   tools: stringOrList(z.string().min(1), "a tool or MCP server name").optional(),
+  /** Sub-agents: agent files (paths relative to the listing file), each offered as the tool `agent__<name>`. */
+  agents: stringOrList(z.string().min(1), "an agent file path").optional(),
+  /** The longest delegation chain (seed 003 INV-DT-001). */
+  maxDepth: positiveInteger.optional(),
+  /** The input a parent passes when it calls this agent as a sub-agent (JSON Schema); default `{ prompt: string }`. */
+  inputSchema: z.record(z.string(), z.unknown()).optional(),
   ...modelParameterShape,
   maxTurns: positiveInteger.optional(),
   maxToolCallsPerTurn: positiveInteger.optional(),
@@ -86,6 +101,8 @@ export const agentSettingsShape = {
   contextWindowBufferTokens: nonNegativeInteger.optional(),
   output: outputSchema.optional(),
   modelProfile: z.string().min(1).optional(),
+  /** Use the providers' streaming endpoints (text arrives as it is generated). */
+  stream: z.boolean().optional(),
 };
 
 export const agentSettingsSchema = z.object(agentSettingsShape).strict();

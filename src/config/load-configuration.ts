@@ -107,6 +107,18 @@ export async function loadConfiguration(
       secrets.add(value, `providers.${name}.headers.${header}`);
     }
   }
+  // Headers of remote MCP servers and REST tools carry credentials too (not REST headers with
+  // `${parameters.x}` placeholders: those are filled per call, not secrets).
+  for (const [name, server] of Object.entries(configuration.mcpServers)) {
+    const headers = (server as { headers?: Readonly<Record<string, string>> }).headers ?? {};
+    for (const [header, value] of Object.entries(headers))
+      secrets.add(value, `mcpServers.${name}.headers.${header}`);
+  }
+  for (const [name, tool] of Object.entries(configuration.restTools)) {
+    for (const [header, value] of Object.entries(tool.headers ?? {})) {
+      if (!value.includes("${parameters.")) secrets.add(value, `restTools.${name}.headers.${header}`);
+    }
+  }
   return deepFreeze({ configuration, layers, secrets: secrets.list });
 }
 

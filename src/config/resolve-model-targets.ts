@@ -14,6 +14,8 @@ export interface ResolvedModelTarget extends ContractModelTargetInput {
   /** How to reach the provider (not part of the contract: it holds the API key). */
   readonly connection: {
     readonly type: ProviderConfiguration["type"];
+    /** For type "openai": Chat Completions or the Responses API. */
+    readonly mode: ProviderConfiguration["mode"];
     readonly baseUrl: string;
     readonly apiKey: string | null;
     readonly headers: Readonly<Record<string, string>>;
@@ -79,7 +81,11 @@ export function resolveModelTargets(
         { details: { key: "models", target, provider: providerName, model: modelName } },
       );
     }
-    const { contextWindow, contextWindowBufferTokens, tokenizer, ...parameters } = model;
+    // A setting on the model beats the same setting on its provider.
+    const { contextWindow, contextWindowBufferTokens, tokenizer, ...parameters } = {
+      ...provider.modelDefaults,
+      ...model,
+    };
     return {
       provider: providerName,
       model: modelName,
@@ -89,6 +95,7 @@ export function resolveModelTargets(
       parameters,
       connection: {
         type: provider.type,
+        mode: provider.mode,
         baseUrl: provider.baseUrl,
         apiKey: provider.apiKey,
         headers: provider.headers,

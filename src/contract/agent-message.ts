@@ -4,13 +4,29 @@
  */
 export type AgentRole = "system" | "user" | "assistant" | "tool";
 
+/**
+ * Provider data the AI SDK attaches to one part of a response (keyed by provider, for example
+ * `{ anthropic: { signature } }`), which that provider needs back on the same part in later requests.
+ */
+export type ProviderMetadata = Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+
+/** One reasoning block as the provider returned it, with what the provider needs back to accept it again. */
+export interface ReasoningBlock {
+  readonly text: string;
+  /** For example Anthropic's thinking signature or redacted thinking, Gemini's thought signature, OpenAI's encrypted reasoning. */
+  readonly provider_metadata?: ProviderMetadata;
+}
+
 export interface ToolInvocation {
   readonly id: string;
   readonly name: string;
   readonly arguments: Readonly<Record<string, unknown>>;
   /** `provider/model` of the target that produced the call. */
   readonly source_model: string;
-  /** The call as the provider sent it (for example the unparsed argument text), for audit. */
+  /**
+   * The call as the provider sent it, for audit: the unparsed `arguments_text`, and `provider_metadata` when the
+   * provider needs data sent back with the call (for example Gemini's thought signature).
+   */
   readonly raw_payload: Readonly<Record<string, unknown>> | null;
 }
 
@@ -24,6 +40,14 @@ export interface AgentMessage {
   readonly tool_name?: string;
   /** Reasoning text the model returned beside its answer, kept so that the conversation stays provider-valid. */
   readonly reasoning?: string;
+  /**
+   * The reasoning block by block, present only when some block carries provider metadata (Anthropic thinking
+   * signatures must come back unchanged, or the provider refuses the conversation). `reasoning` holds the
+   * same text joined.
+   */
+  readonly reasoning_blocks?: readonly ReasoningBlock[];
+  /** Provider metadata of the message's text, when the provider attached some (for example a thought signature). */
+  readonly provider_metadata?: ProviderMetadata;
 }
 
 // The constructors list keys in sorted order: canonical JSON then takes its JSON.stringify fast path.

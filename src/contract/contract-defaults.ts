@@ -1,9 +1,10 @@
 import { deepFreeze } from "../foundation/deep-freeze.js";
-import type { OutputFormat, ToolPolicy } from "./execution-contract.js";
+import type { OutputFormat, ReasoningLevel, ToolPolicy } from "./execution-contract.js";
 
 /**
  * The built-in defaults: the lowest layer of contract precedence (command line > agent file >
- * configuration `defaults` > per-model configuration > these). Keys are the agent frontmatter keys,
+ * configuration `defaults` > these; for request parameters, per-model configuration comes right after the
+ * command line). Keys are the agent frontmatter keys,
  * plus `contextWindow` (a per-model setting) and the fixed contract constants. docs/configuration.md
  * lists the same table; a test keeps the two equal.
  */
@@ -35,6 +36,9 @@ export interface ContractDefaults {
   readonly presencePenalty: number | null;
   readonly seed: number | null;
   readonly stopSequences: readonly string[] | null;
+  readonly reasoning: ReasoningLevel | null;
+  readonly reasoningTokens: number | null;
+  readonly stream: boolean;
   readonly output: {
     readonly format: OutputFormat;
     readonly schema: Readonly<Record<string, unknown>> | null;
@@ -74,6 +78,9 @@ export const contractDefaults: ContractDefaults = deepFreeze({
   presencePenalty: null,
   seed: null,
   stopSequences: null,
+  reasoning: null,
+  reasoningTokens: null,
+  stream: false,
   output: { format: "markdown", schema: null },
   truncationMarker: "[…truncated]",
   summarizerModel: null,

@@ -1,4 +1,9 @@
-import type { ContractFactoryInput, ContractSettings, DecisionSource } from "./contract-factory-input.js";
+import type {
+  ContractFactoryInput,
+  ContractSettings,
+  DecisionSource,
+  ModelParameterSettings,
+} from "./contract-factory-input.js";
 
 type SettingValue<Key extends keyof ContractSettings> = Exclude<ContractSettings[Key], undefined>;
 
@@ -20,6 +25,17 @@ export interface ContractDecider {
   ): SettingValue<Key> | Fallback;
   /** The value from the three setting layers only (no model, no default), or undefined. */
   layered<Key extends keyof ContractSettings>(key: Key): LayeredSetting<Key> | undefined;
+  /**
+   * A request parameter for one model target: command line > that target's per-model configuration > agent
+   * file > configuration `defaults` > built-in default. Per-model values beat the agent so that, say,
+   * `temperature: null` configured for a reasoning model is honoured whatever the agent asks for. Records
+   * nothing: the caller names the decision.
+   */
+  forTarget<Key extends keyof ModelParameterSettings, Fallback>(
+    key: Key,
+    fallback: Fallback,
+    modelValue: ModelParameterSettings[Key] | undefined,
+  ): { readonly value: SettingValue<Key> | Fallback; readonly source: DecisionSource };
   record(decisionKey: string, source: DecisionSource): void;
   readonly decisions: Record<string, DecisionSource>;
 }
@@ -59,8 +75,21 @@ export function contractDecider(input: ContractFactoryInput): ContractDecider {
     return fallback;
   }
 
+  function forTarget<Key extends keyof ModelParameterSettings, Fallback>(
+    key: Key,
+    fallback: Fallback,
+    modelValue: ModelParameterSettings[Key] | undefined,
+  ): { readonly value: SettingValue<Key> | Fallback; readonly source: DecisionSource } {
+    const fromCommandLine = input.overrides[key];
+    if (fromCommandLine !== undefined) return { value: fromCommandLine as SettingValue<Key>, source: "cli" };
+    if (modelValue !== undefined) return { value: modelValue as SettingValue<Key>, source: "model" };
+    const found = layered(key);
+    return found === undefined ? { value: fallback, source: "default" } : found;
+  }
+
   return Object.assign(decide, {
     layered,
+    forTarget,
     record(decisionKey: string, source: DecisionSource): void {
       decisions[decisionKey] = source;
     },

@@ -1,5 +1,5 @@
 import type { RuntimeEnvironment } from "../foundation/environment.js";
-import type { OutputFormat, ToolManifestEntry, ToolPolicy } from "./execution-contract.js";
+import type { OutputFormat, ReasoningLevel, ToolManifestEntry, ToolPolicy } from "./execution-contract.js";
 
 /**
  * The request parameters a layer may set. `null` means "do not send this parameter"; an absent key
@@ -14,6 +14,8 @@ export interface ModelParameterSettings {
   readonly presencePenalty?: number | null;
   readonly seed?: number | null;
   readonly stopSequences?: readonly string[] | null;
+  readonly reasoning?: ReasoningLevel | null;
+  readonly reasoningTokens?: number | null;
 }
 
 /**
@@ -45,6 +47,7 @@ export interface ContractSettings extends ModelParameterSettings {
     readonly schema?: Readonly<Record<string, unknown>> | null;
   };
   readonly modelProfile?: string;
+  readonly stream?: boolean;
 }
 
 /** A `provider/model` target as resolved from the configuration. */
@@ -55,7 +58,10 @@ export interface ContractModelTargetInput {
   readonly contextWindow?: number;
   readonly contextWindowBufferTokens?: number;
   readonly tokenizer?: string | null;
-  /** Per-model request parameter overrides from the configuration. */
+  /**
+   * Per-model (and per-provider) request parameter overrides from the configuration; for this target they
+   * beat the agent file and the configuration defaults, and lose only to the command line.
+   */
   readonly parameters?: ModelParameterSettings;
 }
 

@@ -3,6 +3,7 @@ import { contractDefaults } from "./contract-defaults.js";
 import { contractDecider } from "./contract-factory-decider.js";
 import type { ContractFactoryInput } from "./contract-factory-input.js";
 import { contractInvalid } from "./contract-factory-invalid.js";
+import { resolveTargetRequestParameters } from "./contract-factory-request-parameters.js";
 import { sortedToolManifest } from "./contract-factory-tool-manifest.js";
 import { computeContractHash } from "./contract-hash.js";
 import {
@@ -26,23 +27,25 @@ export function buildExecutionContract(input: ContractFactoryInput): ExecutionCo
     throw contractInvalid([{ path: "model_targets", message: "at least one model target is required" }]);
   }
   const decide = contractDecider(input);
-  const primaryParameters = primaryTarget.parameters ?? {};
 
-  const maxOutputTokens = decide(
-    "max_output_tokens",
-    "maxOutputTokens",
-    contractDefaults.maxOutputTokens,
-    primaryParameters.maxOutputTokens,
-  );
   const layeredBuffer = decide.layered("contextWindowBufferTokens");
-  const modelTargets = input.modelTargets.map((target) => ({
+  const modelTargets = input.modelTargets.map((target, index) => ({
     provider: target.provider,
     model: target.model,
     context_window: target.contextWindow ?? contractDefaults.contextWindow,
     context_window_buffer_tokens:
       layeredBuffer?.value ?? target.contextWindowBufferTokens ?? contractDefaults.contextWindowBufferTokens,
     tokenizer: target.tokenizer ?? null,
+    request_parameters: resolveTargetRequestParameters(decide, target, index),
   }));
+  const primaryParameters = modelTargets[0]!.request_parameters;
+  // `null` only means "do not send the parameter": the context guard still reserves room for an answer, as
+  // large as the largest any target may give.
+  const maxOutputTokens = Math.max(
+    ...modelTargets.map(
+      (target) => target.request_parameters.max_output_tokens ?? contractDefaults.maxOutputTokens,
+    ),
+  );
   // The budget must hold for every target the run may fall back to, so it takes the tightest of them.
   const contextWindow = Math.min(...modelTargets.map((target) => target.context_window));
   const contextWindowBuffer = Math.max(...modelTargets.map((target) => target.context_window_buffer_tokens));
@@ -92,8 +95,7 @@ export function buildExecutionContract(input: ContractFactoryInput): ExecutionCo
     context_budget: {
       context_window: contextWindow,
       context_window_buffer_tokens: contextWindowBuffer,
-      // `null` only means "do not send the parameter"; the context guard still reserves room for the answer.
-      max_output_tokens: maxOutputTokens ?? contractDefaults.maxOutputTokens,
+      max_output_tokens: maxOutputTokens,
       reserved_system: decide(
         "reserved_system",
         "reservedSystemTokens",
@@ -127,36 +129,8 @@ export function buildExecutionContract(input: ContractFactoryInput): ExecutionCo
     speculative_exec: contractDefaults.speculativeExec,
     cycle_forbid: decide("cycle_forbid", "cycleForbid", contractDefaults.cycleForbid),
     model_targets: modelTargets,
-    request_parameters: {
-      temperature: decide(
-        "temperature",
-        "temperature",
-        contractDefaults.temperature,
-        primaryParameters.temperature,
-      ),
-      top_p: decide("top_p", "topP", contractDefaults.topP, primaryParameters.topP),
-      top_k: decide("top_k", "topK", contractDefaults.topK, primaryParameters.topK),
-      max_output_tokens: maxOutputTokens,
-      frequency_penalty: decide(
-        "frequency_penalty",
-        "frequencyPenalty",
-        contractDefaults.frequencyPenalty,
-        primaryParameters.frequencyPenalty,
-      ),
-      presence_penalty: decide(
-        "presence_penalty",
-        "presencePenalty",
-        contractDefaults.presencePenalty,
-        primaryParameters.presencePenalty,
-      ),
-      seed: decide("seed", "seed", contractDefaults.seed, primaryParameters.seed),
-      stop_sequences: decide(
-        "stop_sequences",
-        "stopSequences",
-        contractDefaults.stopSequences,
-        primaryParameters.stopSequences,
-      ),
-    },
+    request_parameters: primaryParameters,
+    stream: decide("stream", "stream", contractDefaults.stream),
     output: { format: output.format, schema: output.schema ?? null },
     tool_manifest: sortedToolManifest(input.toolManifest),
     decisions: decide.decisions,

@@ -5,7 +5,7 @@ import { z } from "zod";
  * `max_inferences` is the turn limit (`maxTurns`), `max_retries` the attempts per turn, and so on.
  * Built once by the contract factory, hashed, deeply frozen, never mutated after the first inference.
  */
-export const contractSchemaVersion = 1;
+export const contractSchemaVersion = 2;
 
 export const toolPolicySchema = z.enum(["required", "optional", "forbidden"]);
 export type ToolPolicy = z.infer<typeof toolPolicySchema>;
@@ -16,7 +16,14 @@ export type OutputFormat = z.infer<typeof outputFormatSchema>;
 const positiveInteger = z.number().int().positive();
 const nonNegativeInteger = z.number().int().nonnegative();
 
-/** Sampling parameters sent to the provider exactly; `null` means "do not send". */
+/** How much the model should reason; each provider maps it onto its own option. */
+export const reasoningLevelSchema = z.enum(["none", "minimal", "low", "medium", "high"]);
+export type ReasoningLevel = z.infer<typeof reasoningLevelSchema>;
+
+/**
+ * Sampling and reasoning parameters sent to the provider exactly; `null` means "do not send".
+ * `reasoning_tokens` is a reasoning budget for the providers that take one.
+ */
 export const requestParametersSchema = z
   .object({
     temperature: z.number().nullable(),
@@ -27,6 +34,8 @@ export const requestParametersSchema = z
     presence_penalty: z.number().nullable(),
     seed: z.number().int().nullable(),
     stop_sequences: z.array(z.string()).nullable(),
+    reasoning: reasoningLevelSchema.nullable(),
+    reasoning_tokens: positiveInteger.nullable(),
   })
   .strict();
 export type RequestParameters = z.infer<typeof requestParametersSchema>;
@@ -38,6 +47,8 @@ export const modelTargetSchema = z
     context_window: positiveInteger,
     context_window_buffer_tokens: nonNegativeInteger,
     tokenizer: z.string().nullable(),
+    /** The parameters sent to this target: per-model configuration beats the agent file (see the factory). */
+    request_parameters: requestParametersSchema,
   })
   .strict();
 export type ModelTarget = z.infer<typeof modelTargetSchema>;
@@ -113,7 +124,10 @@ export const executionContractContentSchema = z
     cycle_forbid: z.array(z.tuple([z.string(), z.string()])),
 
     model_targets: z.array(modelTargetSchema).min(1),
+    /** The primary target's request parameters (`model_targets[0].request_parameters`). */
     request_parameters: requestParametersSchema,
+    /** Use the providers' streaming endpoints. */
+    stream: z.boolean(),
     output: z
       .object({
         format: outputFormatSchema,

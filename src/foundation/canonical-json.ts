@@ -6,7 +6,51 @@
 export function canonicalJson(value: unknown): string {
   // When every object in the value already lists its keys in sorted order (Charter builds its hot
   // objects that way), JSON.stringify produces exactly the canonical text, several times faster.
-  return isInCanonicalOrder(value) ? (JSON.stringify(value) ?? "null") : serialize(value);
+  if (isInCanonicalOrder(value)) return JSON.stringify(value) ?? "null";
+  // Otherwise a copy with keys inserted in sorted order, serialized by JSON.stringify, is still about twice as
+  // fast as building the text piece by piece; `serialize` handles what a copy cannot represent.
+  const sorted = sortedCopy(value);
+  return sorted === unrepresentable ? serialize(value) : (JSON.stringify(sorted) ?? "null");
+}
+
+const unrepresentable = Symbol("unrepresentable");
+
+/**
+ * A copy of a JSON value whose objects list their keys in sorted order, or `unrepresentable` when
+ * JSON.stringify could not reproduce that order: keys starting with a digit (engines list array-index keys
+ * first) and `__proto__` (an accessor on ordinary objects).
+ */
+function sortedCopy(value: unknown): unknown {
+  if (value === null || typeof value !== "object") {
+    if (typeof value === "number" && !Number.isFinite(value)) return unrepresentable;
+    if (typeof value === "bigint" || typeof value === "function" || typeof value === "symbol")
+      return unrepresentable;
+    return value;
+  }
+  if (Array.isArray(value)) {
+    const copy = new Array<unknown>(value.length);
+    for (let index = 0; index < value.length; index++) {
+      const item = value[index];
+      const copied = item === undefined ? null : sortedCopy(item);
+      if (copied === unrepresentable) return unrepresentable;
+      copy[index] = copied;
+    }
+    return copy;
+  }
+  if (typeof (value as { toJSON?: unknown }).toJSON === "function") return unrepresentable;
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record).sort();
+  const copy: Record<string, unknown> = {};
+  for (const key of keys) {
+    const first = key.charCodeAt(0);
+    if ((first >= 48 && first <= 57) || key === "__proto__") return unrepresentable;
+    const member = record[key];
+    if (member === undefined) continue;
+    const copied = sortedCopy(member);
+    if (copied === unrepresentable) return unrepresentable;
+    copy[key] = copied;
+  }
+  return copy;
 }
 
 function isInCanonicalOrder(value: unknown): boolean {

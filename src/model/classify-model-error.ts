@@ -1,5 +1,6 @@
 import { ModelCallError } from "./model-call-error.js";
 import { parseRetryAfterMs } from "./parse-retry-after.js";
+import type { ProviderFailureReader } from "./provider-failure.js";
 
 /** What the caller knows about a failed model call besides the error itself. */
 export interface ModelErrorContext {
@@ -13,6 +14,8 @@ export interface ModelErrorContext {
   readonly timedOut?: boolean;
   /** The transport reports that no HTTP answer arrived (for example the AI SDK's APICallError without a status). */
   readonly noHttpAnswer?: boolean;
+  /** The provider's own reading of its error bodies and headers, consulted before the generic rules. */
+  readonly readProviderFailure?: ProviderFailureReader;
 }
 
 /** The facts of a non-2xx (or unusable 2xx) HTTP answer. */
@@ -24,6 +27,7 @@ export interface HttpFailureFacts {
   readonly now: number;
   readonly target?: string;
   readonly cause?: unknown;
+  readonly readProviderFailure?: ProviderFailureReader;
 }
 
 // Connection-level failures reported by Node and undici through `error.code` on the error or its causes.
@@ -50,16 +54,18 @@ function prefix(target: string | undefined): string {
   return target === undefined ? "model call" : `model call to ${target}`;
 }
 
-/** The error code and type an OpenAI-style error body carries in `error.code` / `error.type`. */
-function errorBodyIdentifiers(body: unknown): { code: string | null; type: string | null } {
-  let parsed = body;
-  if (typeof body === "string") {
-    try {
-      parsed = JSON.parse(body);
-    } catch {
-      return { code: null, type: null };
-    }
+/** The body as JSON when it is JSON text, else as it is. */
+function parsedBody(body: unknown): unknown {
+  if (typeof body !== "string") return body;
+  try {
+    return JSON.parse(body);
+  } catch {
+    return body;
   }
+}
+
+/** The error code and type an OpenAI-style error body carries in `error.code` / `error.type`. */
+function errorBodyIdentifiers(parsed: unknown): { code: string | null; type: string | null } {
   const error = (parsed as { error?: unknown } | null)?.error;
   if (typeof error !== "object" || error === null) return { code: null, type: null };
   const { code, type } = error as { code?: unknown; type?: unknown };
@@ -78,6 +84,17 @@ export function classifyHttpFailure(facts: HttpFailureFacts): ModelCallError {
   const { statusCode } = facts;
   const where = prefix(facts.target);
   const common = { statusCode, rawResponse: facts.body ?? null, cause: facts.cause };
+  const body = parsedBody(facts.body);
+  const verdict = facts.readProviderFailure?.({ statusCode, body, headers: facts.headers, now: facts.now });
+  if (verdict) {
+    const retryAfterMs =
+      verdict.retryAfterMs ??
+      (verdict.errorClass === "rate_limit" ? parseRetryAfterMs(facts.headers, facts.now) : null);
+    return new ModelCallError(verdict.errorClass, `${where} ${verdict.reason} (HTTP ${statusCode})`, {
+      ...common,
+      retryAfterMs,
+    });
+  }
   if (statusCode === 401 || statusCode === 403) {
     return new ModelCallError("auth", `${where} was refused: HTTP ${statusCode} (authentication)`, common);
   }
@@ -85,7 +102,7 @@ export function classifyHttpFailure(facts: HttpFailureFacts): ModelCallError {
     return new ModelCallError("quota", `${where} was refused: HTTP 402 (quota or billing)`, common);
   }
   if (statusCode === 429) {
-    const { code, type } = errorBodyIdentifiers(facts.body);
+    const { code, type } = errorBodyIdentifiers(body);
     if (code === "insufficient_quota" || type === "insufficient_quota") {
       return new ModelCallError("quota", `${where} was refused: HTTP 429 with insufficient_quota`, common);
     }
@@ -165,6 +182,7 @@ export function classifyModelError(error: unknown, context: ModelErrorContext): 
       now: context.now,
       target: context.target,
       cause: error,
+      readProviderFailure: context.readProviderFailure,
     });
   };
   if (httpStatus !== null && httpStatus >= 300) return httpFailure(httpStatus);
@@ -182,6 +200,24 @@ export function classifyModelError(error: unknown, context: ModelErrorContext): 
     });
   }
   if (httpStatus !== null) return httpFailure(httpStatus);
+  // An error the provider reported inside a stream that is already under way (HTTP 200), with no status.
+  if (context.readProviderFailure !== undefined && typeof error === "object" && error !== null) {
+    const fields = error as HttpErrorFields;
+    const body = parsedBody(fields.data ?? fields.responseBody ?? error);
+    const verdict = context.readProviderFailure({
+      statusCode: null,
+      body,
+      headers: undefined,
+      now: context.now,
+    });
+    if (verdict) {
+      return new ModelCallError(verdict.errorClass, `${where} ${verdict.reason}`, {
+        retryAfterMs: verdict.retryAfterMs ?? null,
+        rawResponse: body,
+        cause: error,
+      });
+    }
+  }
   const name = errorName(error);
   if (name === "TimeoutError") return new ModelCallError("timeout", `${where} timed out`, { cause: error });
   if (name === "AbortError") return new ModelCallError("aborted", `${where} was aborted`, { cause: error });

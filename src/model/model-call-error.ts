@@ -1,5 +1,6 @@
 import { CharterError } from "../foundation/charter-error.js";
 import type { ErrorCode } from "../foundation/error-codes.js";
+import type { ModelResponse } from "./model-client.js";
 
 /**
  * The error classes of seed 000 §5, decided once from structured facts (status, error code, headers).
@@ -37,6 +38,11 @@ export class ModelCallError extends CharterError {
   readonly retryAfterMs: number | null;
   readonly isFatal: boolean;
   readonly rawResponse: unknown;
+  /**
+   * For a streamed answer that broke off: what had arrived before it did (text, reasoning, complete tool
+   * calls, the chunks received), so the attempt can be kept in the transcript. Null otherwise.
+   */
+  readonly partialResponse: ModelResponse | null;
 
   constructor(
     errorClass: ModelErrorClass,
@@ -45,6 +51,7 @@ export class ModelCallError extends CharterError {
       statusCode?: number | null;
       retryAfterMs?: number | null;
       rawResponse?: unknown;
+      partialResponse?: ModelResponse | null;
       cause?: unknown;
     } = {},
   ) {
@@ -59,6 +66,7 @@ export class ModelCallError extends CharterError {
     this.retryAfterMs = facts.retryAfterMs ?? null;
     this.isFatal = errorClass === "auth" || errorClass === "quota";
     this.rawResponse = facts.rawResponse ?? null;
+    this.partialResponse = facts.partialResponse ?? null;
   }
 
   static isModelCallError(value: unknown): value is ModelCallError {

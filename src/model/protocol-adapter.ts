@@ -75,7 +75,11 @@ function accept(
     arguments: Object.freeze(argumentsObject),
     id,
     name: call.name,
-    raw_payload: Object.freeze({ arguments_text: call.argumentsText }),
+    raw_payload: Object.freeze(
+      call.providerMetadata === undefined
+        ? { arguments_text: call.argumentsText }
+        : { arguments_text: call.argumentsText, provider_metadata: call.providerMetadata },
+    ),
     source_model: sourceModel,
   });
   return { accepted: true, invocation, recovered };
@@ -216,10 +220,27 @@ export function adaptProtocol(
     return result("rejected", null, firstCode, frozenRejections, frozenRecoveredIds, options);
   }
 
-  // Keys in sorted order, for the canonical JSON fast path.
+  // Keys in sorted order, for the canonical JSON fast path. Provider metadata (signatures, encrypted
+  // reasoning) travels with the message so the next request can hand it back to the provider.
   const message: AgentMessage = Object.freeze({
     content: response.text,
+    ...(response.textProviderMetadata === undefined
+      ? {}
+      : { provider_metadata: response.textProviderMetadata }),
     ...(response.reasoning === "" ? {} : { reasoning: response.reasoning }),
+    ...(response.reasoningBlocks === undefined
+      ? {}
+      : {
+          reasoning_blocks: Object.freeze(
+            response.reasoningBlocks.map((block) =>
+              Object.freeze(
+                block.providerMetadata === undefined
+                  ? { text: block.text }
+                  : { provider_metadata: block.providerMetadata, text: block.text },
+              ),
+            ),
+          ),
+        }),
     role: "assistant",
     tool_calls: Object.freeze(accepted),
   });

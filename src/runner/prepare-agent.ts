@@ -11,16 +11,20 @@ import type { ModelClient } from "../model/model-client.js";
 import { ADAPTER_VERSION } from "../model/protocol-adapter.js";
 import { createTokenEstimator } from "../model/token-estimator.js";
 import type { AIAgentResult } from "../session/agent-result.js";
+import type { CharterEvent } from "../session/charter-event.js";
 import { createSessionContext } from "../session/create-session-context.js";
 import { runSession } from "../session/run-session.js";
 import type { PreflightProblem } from "../session/session-event.js";
 import type { SessionState } from "../session/session-state.js";
 import type { TransitionOutput } from "../session/transition-output.js";
+import type { ToolOutputExtractor } from "../tools/builtin/tool-output-extraction.js";
 import { createToolOutputTool } from "../tools/builtin/tool-output-tool.js";
 import { createDefaultPipeline } from "../tools/create-default-pipeline.js";
 import { createToolCallExecutor } from "../tools/create-tool-call-executor.js";
+import { queueStage } from "../tools/stages/queue-stage.js";
 import type { RegisteredTool } from "../tools/tool-definition.js";
 import { createToolOutputStore } from "../tools/tool-output-store.js";
+import type { ToolQueue } from "../tools/tool-queue.js";
 import { ToolRegistry } from "../tools/tool-registry.js";
 import { createHashChainTranscript, type HashChainTranscript } from "../transcript/hash-chain-transcript.js";
 import type { TranscriptWriter } from "../transcript/transcript-writer.js";
@@ -42,6 +46,16 @@ export interface AgentDefinition {
   /** Where oversized tool outputs are stored; default the system temporary directory. */
   readonly toolOutputDirectory?: string;
   readonly preflight?: () => Promise<readonly PreflightProblem[]>;
+  /** Named tool queues (`queues.<name>.concurrent`) bounding concurrent executions; see queueStage. */
+  readonly queues?: ReadonlyMap<string, ToolQueue>;
+  /** Answers `tool_output` extraction steps with child runs; without it, extraction is unavailable. */
+  readonly extract?: ToolOutputExtractor;
+  /** Delegation trace ids for sub-agent runs (seed 003): set on every accounting entry of the run. */
+  readonly trace?: {
+    readonly callPath: string;
+    readonly parentTxnId: string | null;
+    readonly originTxnId: string | null;
+  };
 }
 
 /** What differs between runs. */
@@ -58,6 +72,8 @@ export interface AgentRunOptions {
     output: TransitionOutput,
     contract: ExecutionContract,
   ) => void;
+  /** Receives the typed event stream of the run. */
+  readonly onEvent?: (event: CharterEvent) => void;
 }
 
 export interface AgentRunOutput {
@@ -108,8 +124,19 @@ export function prepareAgent(definition: AgentDefinition): PreparedAgent {
     tokenEstimator: estimator,
     validateFinalReport: finalReport.validateArguments,
     validateTextAsJsonReport: finalReport.validateText,
+    ...(definition.trace !== undefined
+      ? {
+          callPath: definition.trace.callPath,
+          parentTxnId: definition.trace.parentTxnId,
+          originTxnId: definition.trace.originTxnId,
+        }
+      : {}),
   });
-  const pipeline = createDefaultPipeline();
+  const pipeline = createDefaultPipeline(
+    definition.queues !== undefined && definition.queues.size > 0
+      ? { beforeExecution: [queueStage(definition.queues)] }
+      : {},
+  );
 
   return {
     contract: template,
@@ -124,7 +151,12 @@ export function prepareAgent(definition: AgentDefinition): PreparedAgent {
           : {}),
       });
       const registry = new ToolRegistry(definition.tools ?? []);
-      registry.register(createToolOutputTool({ store: outputStore }));
+      registry.register(
+        createToolOutputTool({
+          store: outputStore,
+          ...(definition.extract !== undefined ? { extract: definition.extract } : {}),
+        }),
+      );
       const transcript = createHashChainTranscript({
         runId,
         contractHash: contract.contract_hash,
@@ -159,6 +191,7 @@ export function prepareAgent(definition: AgentDefinition): PreparedAgent {
           }),
           ...(options.signal !== undefined ? { signal: options.signal } : {}),
           ...(definition.preflight !== undefined ? { preflight: definition.preflight } : {}),
+          ...(options.onEvent !== undefined ? { onEvent: options.onEvent } : {}),
           ...(onTransition !== undefined
             ? { onTransition: (next, out) => onTransition(next, out, contract) }
             : {}),

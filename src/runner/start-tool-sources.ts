@@ -1,45 +1,68 @@
 import type { Configuration } from "../config/configuration-schema.js";
-import { createMcpStdioSource } from "../tools/sources/mcp-stdio-source.js";
+import { CharterError } from "../foundation/charter-error.js";
+import type { RuntimeEnvironment } from "../foundation/environment.js";
+import { createMcpSource } from "../tools/sources/mcp-source.js";
+import { createRestToolSource, restToolPrefix } from "../tools/sources/rest-tool-source.js";
 import type { RegisteredTool, ToolSource } from "../tools/tool-definition.js";
 
 /**
- * Starts the MCP servers an agent's `tools` list names (a server name means all its tools; a
- * `<server>__<tool>` name means that one tool) and returns the tools it selected. Servers start in
- * parallel; if any fails, every started one is closed and the first failure (MCP_SERVER_FAILED) is thrown.
+ * Starts the tool sources an agent's `tools` list names and returns the tools it selected:
+ * - an MCP server name means all of that server's tools, `<server>__<tool>` one of them (stdio, http or sse);
+ * - `rest__<name>`, or a bare `<name>` of a configured REST tool, that REST tool.
+ * Sources start in parallel; if any fails, every started one is closed and the first failure
+ * (MCP_SERVER_FAILED for a server) is thrown: never a silently empty tool list.
  */
 export async function startToolSources(
   toolReferences: readonly string[],
   configuration: Configuration,
-  cwd: string,
+  options: { readonly cwd: string; readonly environment: RuntimeEnvironment },
 ): Promise<{ sources: ToolSource[]; tools: RegisteredTool[] }> {
-  const servers = configuration.mcpServers ?? {};
+  const servers = configuration.mcpServers;
+  const restTools = configuration.restTools;
   const wanted = new Map<string, Set<string> | "all">();
+  const selectedRest = new Set<string>();
   for (const reference of toolReferences) {
-    if (servers[reference] !== undefined) {
+    const restName = reference.startsWith(restToolPrefix)
+      ? reference.slice(restToolPrefix.length)
+      : reference;
+    const isServer = Object.hasOwn(servers, reference);
+    const isRest = Object.hasOwn(restTools, restName);
+    if (isServer && isRest) {
+      throw new CharterError(
+        "CONFIGURATION_INVALID",
+        `'${reference}' names both an MCP server and a REST tool`,
+        {
+          details: { key: "tools", reference },
+        },
+      );
+    }
+    if (isServer) {
       wanted.set(reference, "all");
+      continue;
+    }
+    if (isRest) {
+      selectedRest.add(restName);
       continue;
     }
     const separator = reference.indexOf("__");
     const server = separator > 0 ? reference.slice(0, separator) : null;
-    if (server !== null && servers[server] !== undefined) {
+    if (server !== null && Object.hasOwn(servers, server)) {
       const current = wanted.get(server);
       if (current === "all") continue;
       const names = current ?? new Set<string>();
       names.add(reference);
       wanted.set(server, names);
     }
-    // Anything else (a built-in or function tool name) is resolved by the caller.
+    // Anything else (a built-in, a sub-agent or a library function tool) is resolved by the caller.
   }
-  const sources = [...wanted.keys()].map((name) => {
-    const server = servers[name]!;
-    return createMcpStdioSource({
-      serverName: name,
-      command: server.command,
-      args: server.args ?? [],
-      env: server.env ?? {},
-      cwd: server.cwd ?? cwd,
-    });
-  });
+  const sources: ToolSource[] = [...wanted.keys()].map((name) =>
+    createMcpSource(name, servers[name]!, { cwd: options.cwd, environment: options.environment }),
+  );
+  if (selectedRest.size > 0) {
+    sources.push(
+      createRestToolSource(Object.fromEntries([...selectedRest].map((name) => [name, restTools[name]!]))),
+    );
+  }
   const started = await Promise.allSettled(sources.map((source) => source.start()));
   const failure = started.find((outcome) => outcome.status === "rejected");
   if (failure !== undefined) {
@@ -50,7 +73,8 @@ export async function startToolSources(
   started.forEach((outcome, index) => {
     const selection = wanted.get(sources[index]!.name);
     for (const tool of (outcome as PromiseFulfilledResult<readonly RegisteredTool[]>).value) {
-      if (selection === "all" || selection?.has(tool.manifest.name)) tools.push(tool);
+      if (selection === undefined || selection === "all" || selection.has(tool.manifest.name))
+        tools.push(tool);
     }
   });
   return { sources, tools };

@@ -20,6 +20,12 @@ export interface LlmAccountingEntry {
   readonly errorCode?: string;
   readonly errorClass?: string;
   readonly statusCode?: number;
+  /** Set when a price is configured for the provider and model. */
+  readonly costUsd?: number;
+  /** The transaction of the delegating call, for sub-agent runs (seed 003 delegation). */
+  readonly parentTxnId?: string;
+  /** The transaction at the root of the delegation chain. */
+  readonly originTxnId?: string;
 }
 
 export interface ToolAccountingEntry {
@@ -37,6 +43,10 @@ export interface ToolAccountingEntry {
   readonly turn: number;
   readonly callId: string;
   readonly errorCode?: string;
+  readonly parentTxnId?: string;
+  readonly originTxnId?: string;
+  /** Whether the result came from the read-only tool cache. */
+  readonly cache_hit?: boolean;
 }
 
 export type AccountingEntry = LlmAccountingEntry | ToolAccountingEntry;

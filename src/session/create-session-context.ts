@@ -14,6 +14,8 @@ export function createSessionContext(options: {
   readonly validateFinalReport: (args: Readonly<Record<string, unknown>>) => FinalReportValidation;
   readonly validateTextAsJsonReport: (text: string) => FinalReportValidation;
   readonly callPath?: string;
+  readonly parentTxnId?: string | null;
+  readonly originTxnId?: string | null;
 }): SessionContext {
   const { contract, tokenEstimator } = options;
   const allowed =
@@ -31,6 +33,8 @@ export function createSessionContext(options: {
     contract,
     agentId: contract.agent_id,
     callPath: options.callPath ?? contract.agent_id,
+    parentTxnId: options.parentTxnId ?? null,
+    originTxnId: options.originTxnId ?? null,
     countMessage: (message) => tokenEstimator.countMessage(message),
     countTools: (tools) => tokenEstimator.countTools(tools),
     toolSpecs: (onlyFinalReport) => (onlyFinalReport ? reportOnly : allTools),

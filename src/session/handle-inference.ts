@@ -1,5 +1,6 @@
 import { rateLimitDelayMs } from "../model/rate-limit-backoff.js";
 import type { LlmAccountingEntry } from "./accounting-entry.js";
+import { eventFlags } from "./event-flags.js";
 import { retryNotices } from "./retry-notices.js";
 import type { SessionContext } from "./session-context.js";
 import type { AttemptRecord } from "./session-event.js";
@@ -41,6 +42,8 @@ export function handleInference(
     agentId: context.agentId,
     callPath: context.callPath,
     txnId: attempt.txnId,
+    ...(context.parentTxnId !== null ? { parentTxnId: context.parentTxnId } : {}),
+    ...(context.originTxnId !== null ? { originTxnId: context.originTxnId } : {}),
     turn: state.turn,
     attempt: state.attemptInTurn,
     ...(attempt.failure
@@ -91,7 +94,12 @@ export function handleInference(
     },
     // Keys in sorted order throughout, for the canonical JSON fast path.
     attempt.failure
-      ? { failure: attempt.failure, raw_response_hash: attempt.rawResponseHash, status: "failed" }
+      ? {
+          failure: attempt.failure,
+          raw_response_hash: attempt.rawResponseHash,
+          status: "failed",
+          ...eventFlags(event.interrupted, event.timedOut),
+        }
       : {
           failure_code: adapter?.failure_code ?? null,
           message: adapter?.canonical_message ?? null,
@@ -101,6 +109,7 @@ export function handleInference(
           rejected_calls: adapter?.rejected_calls ?? [],
           status: adapter?.status ?? "rejected",
           usage,
+          ...eventFlags(event.interrupted, event.timedOut),
         },
     { stepSuffix: `-${state.attemptInTurn}`, modelFingerprint: fingerprint },
   );

@@ -1,11 +1,16 @@
 import { type AgentMessage, toolMessage } from "../contract/agent-message.js";
 import type { ToolExecutionResult } from "../tools/tool-execution-result.js";
-import type { ToolAccountingEntry } from "./accounting-entry.js";
+import type { AccountingEntry } from "./accounting-entry.js";
 import { commitTurn } from "./commit-turn.js";
 import { exceedsContextLimit } from "./context-guard.js";
 import type { SessionContext } from "./session-context.js";
 import type { PendingViolation, SessionState } from "./session-state.js";
 import type { EntryCollector, TransitionOutput } from "./transition-output.js";
+
+/** The transaction id of one tool call: unique in the run, and computable by the tool from its context. */
+export function toolCallTransactionId(runId: string, callId: string): string {
+  return `${runId}/${callId}`;
+}
 
 export const contextBudgetExceededContent = "(tool failed: context window budget exceeded)";
 const resultStatuses = new Set(["ok", "failed", "dropped"]);
@@ -34,7 +39,7 @@ export function observeToolResults(
   const counters = state.counters;
   const toolMessages: AgentMessage[] = [];
   const observed: { error_code: string | null; guarded: boolean; id: string; status: string }[] = [];
-  const accounting: ToolAccountingEntry[] = [];
+  const accounting: AccountingEntry[] = [];
   let executed = 0;
   let lastExecuted = state.lastExecutedTool;
   const toolsUsed = [...state.toolsUsed];
@@ -65,6 +70,8 @@ export function observeToolResults(
         lastExecuted = call.name;
         if (!toolsUsed.includes(call.name)) toolsUsed.push(call.name);
       }
+      // Child work a tool ran (a sub-agent, an extraction) comes first: it happened inside this call.
+      for (const child of result.accounting ?? []) accounting.push(child as AccountingEntry);
       accounting.push({
         type: "tool",
         mcpServer: result.source.server ?? result.source.kind,
@@ -76,7 +83,10 @@ export function observeToolResults(
         charactersOut: result.characters_out,
         agentId: context.agentId,
         callPath: context.callPath,
-        txnId: `${state.runId}/turn-${state.turn}/${call.id}`,
+        // The transaction a sub-agent run started by this call names as its parent.
+        txnId: toolCallTransactionId(state.runId, call.id),
+        ...(context.parentTxnId !== null ? { parentTxnId: context.parentTxnId } : {}),
+        ...(context.originTxnId !== null ? { originTxnId: context.originTxnId } : {}),
         turn: state.turn,
         callId: call.id,
         ...(result.error_code ? { errorCode: result.error_code } : {}),

@@ -1,5 +1,5 @@
 import { ModelCallError } from "../model/model-call-error.js";
-import type { ModelResponse } from "../model/model-client.js";
+import type { ModelDelta, ModelResponse } from "../model/model-client.js";
 import { ADAPTER_VERSION, adaptProtocol } from "../model/protocol-adapter.js";
 import type { SessionDependencies } from "./session-dependencies.js";
 import type { SessionEffect } from "./session-effect.js";
@@ -30,12 +30,28 @@ export async function performInference(
     if (client === undefined)
       throw new ModelCallError("bad_request", `no model client for target ${effect.targetIndex}`);
     if (signal.aborted) throw new ModelCallError("aborted", "the run was stopped before the model call");
+    const onEvent = dependencies.onEvent;
     response = await client.generate({
       messages: effect.messages,
       tools: effect.tools,
       toolChoice: effect.toolChoice,
-      parameters: contract.request_parameters,
+      // Each target has its own resolved parameters (per-model overrides; null ones are not sent).
+      parameters: target?.request_parameters ?? contract.request_parameters,
       abortSignal: signal,
+      ...(contract.stream
+        ? {
+            stream: true,
+            onDelta: (delta: ModelDelta) => {
+              if (onEvent === undefined || delta.type === "tool_call") return;
+              onEvent({
+                type: delta.type === "text" ? "text_delta" : "reasoning_delta",
+                runId: dependencies.runId,
+                turn: effect.turn,
+                text: delta.text,
+              });
+            },
+          }
+        : {}),
     });
   } catch (error) {
     const failure = signal.aborted
@@ -68,7 +84,24 @@ export async function performInference(
   }
   const latencyMs = environment.monotonicNow() - started;
   const rawRequestHash = response.rawRequest === null ? null : transcript.storeRaw(response.rawRequest);
-  const rawResponseHash = response.rawResponse === null ? null : transcript.storeRaw(response.rawResponse);
+  // One payload per attempt holds both the provider's own response body and the normalised ModelResponse the
+  // protocol adapter read, so that a replay can feed the adapter exactly what it saw, with no provider code.
+  const rawResponseHash = transcript.storeRaw({
+    model_response: {
+      finishReason: response.finishReason,
+      reasoning: response.reasoning,
+      responseId: response.responseId,
+      text: response.text,
+      // Keys in sorted order, for the canonical JSON fast path.
+      toolCalls: response.toolCalls.map((call) => ({
+        argumentsText: call.argumentsText,
+        id: call.id,
+        name: call.name,
+      })),
+      usage: response.usage,
+    },
+    provider_response: response.rawResponse,
+  });
   const adapterResult = adaptProtocol(response, {
     strict: contract.strict_mode,
     sourceModel: `${provider}/${model}`,

@@ -5,12 +5,14 @@ import { CharterError } from "../foundation/charter-error.js";
 import type { ToolExecutionResult } from "../tools/tool-execution-result.js";
 import type { AIAgentResult } from "./agent-result.js";
 import { assertRunnableContract } from "./assert-runnable-contract.js";
+import { deriveCharterEvents } from "./derive-charter-events.js";
 import { performInference } from "./perform-inference.js";
+import { createSessionCheckpoint, restoreSessionState } from "./session-checkpoint.js";
 import type { SessionDependencies } from "./session-dependencies.js";
 import type { ObservedTimeout, SessionEvent } from "./session-event.js";
 import { initialSessionState, type SessionState } from "./session-state.js";
-import type { TranscriptSink } from "./transcript-sink.js";
-import { startTransition, transition } from "./transition.js";
+import type { TranscriptEntryInput, TranscriptSink } from "./transcript-sink.js";
+import { resumeTransition, startTransition, transition } from "./transition.js";
 
 /**
  * The driver: performs the effects the pure transition function asks for and feeds back their events.
@@ -21,7 +23,11 @@ export async function runSession(
   conversation: readonly AgentMessage[],
 ): Promise<{ result: AIAgentResult; state: SessionState }> {
   const { contract, context, environment, transcript } = dependencies;
-  let state = initialSessionState(dependencies.runId, environment.now(), conversation);
+  const resumeFrom = dependencies.resumeFrom;
+  let state =
+    resumeFrom === undefined
+      ? initialSessionState(dependencies.runId, environment.now(), conversation)
+      : restoreSessionState(resumeFrom);
   const userSignal = dependencies.signal;
   const timeouts = new AbortController();
   const timers: ReturnType<typeof setTimeout>[] = [];
@@ -40,7 +46,12 @@ export async function runSession(
 
   try {
     assertRunnableContract(contract);
-    let output = startTransition(state);
+    let output =
+      resumeFrom === undefined
+        ? startTransition(state)
+        : resumeTransition(state, resumeFrom, environment.now(), context);
+    let previous = state;
+    const onEvent = dependencies.onEvent;
     let stepSignal: AbortSignal = runSignal;
     let stepTimer: ReturnType<typeof setTimeout> | null = null;
     let stepTurn = -1;
@@ -48,8 +59,29 @@ export async function runSession(
       state = output.state;
       for (const entry of output.entries) transcript.append(entry);
       dependencies.onTransition?.(state, output);
+      if (onEvent !== undefined)
+        for (const event of deriveCharterEvents(previous, output, contract)) onEvent(event);
+      previous = state;
       const effect = output.effect;
       if (effect.type === "terminate") break;
+      // Durable checkpoints (seed 003 INV-CP-001): after a COMMIT that continues, before the next inference
+      // starts; and before tools execute, so that a resumed run knows which calls were in flight.
+      if (dependencies.checkpoint !== undefined) {
+        const kind =
+          effect.type === "execute_tools"
+            ? "before_execute"
+            : output.entries.some(isContinuingCommit)
+              ? "commit"
+              : null;
+        if (kind !== null) {
+          await dependencies.checkpoint(
+            createSessionCheckpoint(state, kind, {
+              entryCount: transcript.entryCount,
+              headHash: transcript.headHash,
+            }),
+          );
+        }
+      }
 
       // A new step (turn) gets its own timeout; without one, the run's signal serves (no per-turn allocations).
       if ((effect.type === "infer" || effect.type === "execute_tools") && effect.turn !== stepTurn) {
@@ -190,4 +222,8 @@ function buildResult(
     tokens: { input, output },
     transcript: { entries: transcript.entryCount, headHash: transcript.headHash, directory: null },
   };
+}
+
+function isContinuingCommit(entry: TranscriptEntryInput): boolean {
+  return entry.state === "COMMIT" && (entry.result as { next?: string }).next === "INFER";
 }

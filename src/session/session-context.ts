@@ -27,6 +27,9 @@ export interface SessionContext {
   readonly contract: ExecutionContract;
   readonly agentId: string;
   readonly callPath: string;
+  /** For sub-agent runs: the delegating tool call's transaction and the root of the chain (seed 003). */
+  readonly parentTxnId: string | null;
+  readonly originTxnId: string | null;
   countMessage(message: AgentMessage): number;
   countTools(tools: readonly ModelToolSpec[]): number;
   /** Tool specs offered to the model: every allowed tool, or only `final_report` on a forced final turn. */

@@ -3,6 +3,8 @@ import type { ExecutionContract } from "../contract/execution-contract.js";
 import type { RuntimeEnvironment } from "../foundation/environment.js";
 import type { ModelClient } from "../model/model-client.js";
 import type { ToolExecutionResult } from "../tools/tool-execution-result.js";
+import type { CharterEvent } from "./charter-event.js";
+import type { SessionCheckpoint } from "./session-checkpoint.js";
 import type { SessionContext } from "./session-context.js";
 import type { PreflightProblem } from "./session-event.js";
 import type { SessionState } from "./session-state.js";
@@ -29,4 +31,10 @@ export interface SessionDependencies {
   readonly preflight?: () => Promise<readonly PreflightProblem[]>;
   /** Called after every transition with the new state: the event stream and progress output derive from it. */
   readonly onTransition?: (state: SessionState, output: TransitionOutput) => void;
+  /** Persists a checkpoint; awaited before the run goes on (after a continuing COMMIT, and before EXECUTE). */
+  readonly checkpoint?: (checkpoint: SessionCheckpoint) => Promise<void>;
+  /** Resume from this checkpoint instead of starting at PRECHECK (seed 003 INV-CP-002). */
+  readonly resumeFrom?: SessionCheckpoint;
+  /** The typed event stream (derived from transitions; deltas from the model stream). */
+  readonly onEvent?: (event: CharterEvent) => void;
 }

@@ -36,7 +36,7 @@ export function terminateSession(
     "TERMINATE",
     now,
     { predicate: decision.predicate },
-    { outcome: decision.outcome, error: decision.error, final_report: report },
+    { error: decision.error, final_report: report, outcome: decision.outcome },
   );
   return { state: terminated, entries: collector.entries, effect: { type: "terminate" } };
 }

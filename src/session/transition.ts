@@ -1,9 +1,11 @@
 import { contextLimit } from "./context-guard.js";
+import { eventFlags } from "./event-flags.js";
 import { handleInference } from "./handle-inference.js";
 import { observeToolResults } from "./observe-tool-results.js";
 import { prepareInference } from "./prepare-inference.js";
+import type { SessionCheckpoint } from "./session-checkpoint.js";
 import type { SessionContext } from "./session-context.js";
-import type { PreflightProblem, SessionEvent } from "./session-event.js";
+import type { ObservedTimeout, PreflightProblem, SessionEvent } from "./session-event.js";
 import type { SessionState } from "./session-state.js";
 import { terminateSession } from "./terminate-session.js";
 import { EntryCollector, type TransitionOutput } from "./transition-output.js";
@@ -20,7 +22,7 @@ export function transition(
 ): TransitionOutput {
   switch (event.type) {
     case "precheck_completed":
-      return completePrecheck(state, event.now, event.interrupted, event.problems, context);
+      return completePrecheck(state, event.now, event.interrupted, event.timedOut, event.problems, context);
     case "inference_completed":
       return handleInference(state, event, context);
     case "tools_completed": {
@@ -41,7 +43,7 @@ export function transition(
             name: call.name,
           })),
         },
-        { results: event.results },
+        { results: event.results, ...eventFlags(event.interrupted, event.timedOut) },
       );
       return observeToolResults(executed, event.now, event.results, context, collector);
     }
@@ -51,6 +53,27 @@ export function transition(
 /** The first state, before any effect: PRECHECK asks the driver for its environment checks. */
 export function startTransition(state: SessionState): TransitionOutput {
   return { state, entries: [], effect: { type: "precheck" } };
+}
+
+/**
+ * Where a resumed run starts (seed 003 INV-CP-002: the step after the checkpoint). After a COMMIT: the next
+ * turn's inference, prepared afresh. Before EXECUTE: the same calls again (the runner's tool executor decides,
+ * per idempotency class, what happens to calls that were in flight when the process died).
+ */
+export function resumeTransition(
+  state: SessionState,
+  checkpoint: SessionCheckpoint,
+  now: number,
+  context: SessionContext,
+): TransitionOutput {
+  if (checkpoint.kind === "before_execute") {
+    return {
+      state,
+      entries: [],
+      effect: { type: "execute_tools", turn: state.turn, calls: state.callsToExecute },
+    };
+  }
+  return prepareInference({ ...state, attemptInTurn: 0, turnStartedAt: now }, now, context, []);
 }
 
 /** Feasibility checks that follow from the contract alone (seed 002 Phase 2b). */
@@ -85,6 +108,7 @@ function completePrecheck(
   state: SessionState,
   now: number,
   interrupted: boolean,
+  timedOut: ObservedTimeout,
   environmentProblems: readonly PreflightProblem[],
   context: SessionContext,
 ): TransitionOutput {
@@ -95,10 +119,13 @@ function completePrecheck(
     "PRECHECK",
     now,
     {
-      contract_hash: context.contract.contract_hash,
       checks: ["contract", "context_feasibility", "tool_availability", "environment"],
+      contract_hash: context.contract.contract_hash,
+      // The run's inputs, so that the transcript alone is enough to replay it.
+      conversation: state.conversation,
+      started_at: state.startedAt,
     },
-    { ok: problems.length === 0, problems },
+    { ok: problems.length === 0, problems, ...eventFlags(interrupted, timedOut) },
   );
   if (interrupted) {
     return terminateSession({ ...state, interrupted: true }, now, context, collector, {

@@ -15,18 +15,27 @@ export type ScriptedAnswerStep =
 
 /** A scripted step resolved into exactly what the server answers, before choosing JSON or SSE. */
 export interface ScriptedAnswer {
+  /** 1-based position of the answer in the script, for ids in the other wire formats. */
+  readonly answerNumber: number;
   readonly id: string;
   readonly model: string;
   readonly text: string;
   readonly reasoning: string;
-  readonly calls: readonly { readonly id: string; readonly name: string; readonly argumentsText: string }[];
+  readonly reasoningSignature: string | null;
+  readonly calls: readonly {
+    readonly id: string;
+    /** False when the id was made up from the position: formats whose calls may lack ids then send none. */
+    readonly idGiven: boolean;
+    readonly name: string;
+    readonly argumentsText: string;
+  }[];
   readonly finishReason: string;
   readonly usage: Readonly<Record<string, unknown>>;
   readonly chunkSize: number;
 }
 
 // A fixed creation time keeps every answer byte-for-byte deterministic (2026-01-01T00:00:00Z).
-const createdSeconds = 1_767_225_600;
+export const createdSeconds = 1_767_225_600;
 const defaultChunkSize = 8;
 
 export function isAnswerStep(step: { readonly kind: string }): step is ScriptedAnswerStep {
@@ -51,6 +60,7 @@ export function resolveScriptedAnswer(
     step.kind === "tool_calls"
       ? step.calls.map((call, index) => ({
           id: scriptedCallId(call, facts.answerNumber, index),
+          idGiven: call.id !== undefined,
           name: call.name,
           argumentsText: scriptedArgumentsText(call),
         }))
@@ -68,10 +78,15 @@ export function resolveScriptedAnswer(
   if (step.usage?.total_tokens === undefined)
     usage.total_tokens = usage.prompt_tokens + usage.completion_tokens;
   return {
+    answerNumber: facts.answerNumber,
     id: `chatcmpl-${facts.answerNumber}`,
     model: facts.model,
     text,
     reasoning,
+    reasoningSignature:
+      step.kind === "text" || step.kind === "tool_calls" || step.kind === "reasoning_only"
+        ? (step.reasoningSignature ?? null)
+        : null,
     calls,
     finishReason: step.finishReason ?? (calls.length > 0 ? "tool_calls" : "stop"),
     usage,
@@ -100,7 +115,8 @@ export function completionBody(answer: ScriptedAnswer): Record<string, unknown> 
   };
 }
 
-function pieces(text: string, size: number): string[] {
+/** `text` cut into pieces of at most `size` characters (none for the empty text). */
+export function pieces(text: string, size: number): string[] {
   const result: string[] = [];
   for (let start = 0; start < text.length; start += size) result.push(text.slice(start, start + size));
   return result;

@@ -1,6 +1,8 @@
 /**
- * One scripted answer of the scripted OpenAI-compatible server (and of the in-process strict scripted
- * model). Every variant is plain JSON so that scripts can live in fixture files.
+ * One scripted answer of the scripted provider server (and of the in-process strict scripted model). The
+ * server renders the same step in whichever wire format the request arrived in (OpenAI chat completions or
+ * Responses, Anthropic Messages, Gemini, Ollama, OpenRouter). Every variant is plain JSON so that scripts
+ * can live in fixture files.
  */
 export type ScriptedStep =
   | ScriptedTextStep
@@ -17,13 +19,21 @@ export interface ScriptedUsage {
   readonly prompt_tokens?: number;
   readonly completion_tokens?: number;
   readonly total_tokens?: number;
-  readonly prompt_tokens_details?: { readonly cached_tokens?: number };
+  /** `cache_write_tokens` becomes Anthropic's `cache_creation_input_tokens`; both count within `prompt_tokens`. */
+  readonly prompt_tokens_details?: { readonly cached_tokens?: number; readonly cache_write_tokens?: number };
   readonly completion_tokens_details?: { readonly reasoning_tokens?: number };
 }
 
-/** How a streamed answer is cut into SSE chunks: at most `chunkSize` characters of text per delta. */
+/** How a streamed answer is cut into chunks (SSE events, or NDJSON lines for Ollama). */
 export interface ScriptedStreamBehaviour {
+  /** At most this many characters of text, reasoning or argument text per delta (default 8). */
   readonly chunkSize?: number;
+  /** Send this many chunks, then break the connection without finishing the answer. */
+  readonly cutAfterChunks?: number;
+  /** Send this many chunks, then `errorFrame` as the provider reports an error mid-stream, then end. */
+  readonly errorAfterChunks?: number;
+  /** The error event's payload, exactly as the provider would send it (framed by the wire format). */
+  readonly errorFrame?: unknown;
 }
 
 interface ScriptedAnswerFields {
@@ -36,8 +46,10 @@ interface ScriptedAnswerFields {
 export interface ScriptedTextStep extends ScriptedAnswerFields {
   readonly kind: "text";
   readonly text: string;
-  /** Sent as `reasoning_content`, as vLLM, DeepSeek and Ollama do. */
+  /** Sent as `reasoning_content`, as vLLM, DeepSeek and Ollama do (and in each other format's own way). */
   readonly reasoning?: string;
+  /** The provider's proof of the reasoning: Anthropic's thinking signature, Gemini's thought signature... */
+  readonly reasoningSignature?: string;
 }
 
 export interface ScriptedToolCall {
@@ -52,6 +64,7 @@ export interface ScriptedToolCallsStep extends ScriptedAnswerFields {
   readonly calls: readonly ScriptedToolCall[];
   readonly text?: string;
   readonly reasoning?: string;
+  readonly reasoningSignature?: string;
 }
 
 export interface ScriptedEmptyStep extends ScriptedAnswerFields {
@@ -61,12 +74,13 @@ export interface ScriptedEmptyStep extends ScriptedAnswerFields {
 export interface ScriptedReasoningOnlyStep extends ScriptedAnswerFields {
   readonly kind: "reasoning_only";
   readonly reasoning: string;
+  readonly reasoningSignature?: string;
 }
 
 export interface ScriptedErrorStep {
   readonly kind: "error";
   readonly status: number;
-  /** The JSON error body; defaults to `{ error: { message, type: "scripted_error", code: null } }`. */
+  /** The JSON error body; defaults to a generic error in the wire format of the request. */
   readonly body?: Readonly<Record<string, unknown>>;
   /** Extra response headers, for example `Retry-After`. */
   readonly headers?: Readonly<Record<string, string>>;

@@ -21,6 +21,8 @@ export interface StrictScriptedModelOptions {
   readonly respond?: (request: ModelRequest, index: number) => ScriptedStep | Promise<ScriptedStep>;
   /** Clock for Retry-After dates and the sleep used by `delay` steps; defaults to the system one. */
   readonly environment?: RuntimeEnvironment;
+  /** Keep every request in `requests` (default true); benchmarks turn it off so memory stays flat. */
+  readonly recordRequests?: boolean;
 }
 
 export interface StrictScriptedModel extends ModelClient {
@@ -92,6 +94,7 @@ export function createStrictScriptedModel(options: StrictScriptedModelOptions): 
   const script = options.script ?? [];
   const environment = options.environment ?? systemEnvironment;
   const requests: ModelRequest[] = [];
+  let callCount = 0;
   const prepared = new WeakMap<ScriptedAnswerStep, PreparedAnswer>();
 
   function usageFor(request: ModelRequest, step: ScriptedAnswerStep, answer: PreparedAnswer): ModelUsage {
@@ -177,18 +180,18 @@ export function createStrictScriptedModel(options: StrictScriptedModelOptions): 
     provider,
     model,
     requests,
-    remaining: () => (options.respond === undefined ? Math.max(0, script.length - requests.length) : 0),
+    remaining: () => (options.respond === undefined ? Math.max(0, script.length - callCount) : 0),
     assertConsumed() {
-      if (options.respond !== undefined || requests.length >= script.length) return;
+      if (options.respond !== undefined || callCount >= script.length) return;
       throw new CharterError(
         "INTERNAL_ERROR",
-        `strict scripted model: ${script.length - requests.length} of ${script.length} steps were never requested`,
-        { details: { consumed: requests.length, scriptLength: script.length } },
+        `strict scripted model: ${script.length - callCount} of ${script.length} steps were never requested`,
+        { details: { consumed: callCount, scriptLength: script.length } },
       );
     },
     async generate(request) {
-      const index = requests.length;
-      requests.push(request);
+      const index = callCount++;
+      if (options.recordRequests !== false) requests.push(request);
       let step: ScriptedStep | undefined;
       if (options.respond !== undefined) {
         step = await options.respond(request, index);

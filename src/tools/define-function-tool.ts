@@ -1,34 +1,49 @@
+import { type ZodType, z } from "zod";
 import type { ToolManifestEntry } from "../contract/execution-contract.js";
 import { deepFreeze } from "../foundation/deep-freeze.js";
 import type { RegisteredTool, ToolExecutionContext, ToolOutput } from "./tool-definition.js";
 
-export interface FunctionToolDefinition {
+export interface FunctionToolDefinition<Input = Readonly<Record<string, unknown>>> {
   readonly name: string;
   readonly description: string;
-  /** JSON Schema of the input object; validated by the pipeline before `execute` runs. */
-  readonly inputSchema: Readonly<Record<string, unknown>>;
+  /**
+   * The input: a zod object schema (converted to JSON Schema for the model and the pipeline; the parsed value,
+   * with zod's defaults and transforms applied, is what `execute` receives) or a JSON Schema object.
+   */
+  readonly inputSchema: ZodType<Input> | Readonly<Record<string, unknown>>;
   /** MCP-style hints (`readOnlyHint`, `idempotentHint`, `destructiveHint`). */
   readonly annotations?: Readonly<Record<string, unknown>>;
   /** Returns the text the model sees, or a ToolOutput to report an error as data. */
-  execute(
-    input: Readonly<Record<string, unknown>>,
-    context: ToolExecutionContext,
-  ): Promise<string | ToolOutput>;
+  execute(input: Input, context: ToolExecutionContext): Promise<string | ToolOutput>;
+}
+
+function isZodSchema(value: unknown): value is ZodType {
+  return typeof value === "object" && value !== null && "_zod" in value;
 }
 
 /** A tool implemented by a TypeScript function in the caller's process. */
-export function defineFunctionTool(definition: FunctionToolDefinition): RegisteredTool {
+export function defineFunctionTool<Input = Readonly<Record<string, unknown>>>(
+  definition: FunctionToolDefinition<Input>,
+): RegisteredTool {
+  const schema = definition.inputSchema;
+  const zodSchema = isZodSchema(schema) ? schema : null;
+  const inputSchema =
+    zodSchema !== null
+      ? (z.toJSONSchema(zodSchema, { io: "input" }) as Record<string, unknown>)
+      : { ...schema };
   const manifest: ToolManifestEntry = deepFreeze({
     name: definition.name,
     description: definition.description,
-    input_schema: { ...definition.inputSchema },
+    input_schema: inputSchema,
     source: { kind: "function", server: null, tool: definition.name },
     annotations: definition.annotations ? { ...definition.annotations } : null,
   });
   return {
     manifest,
     async execute(input, context) {
-      const output = await definition.execute(input, context);
+      // The pipeline has validated the input against the JSON Schema; zod then applies defaults and transforms.
+      const value = (zodSchema !== null ? zodSchema.parse(input) : input) as Input;
+      const output = await definition.execute(value, context);
       return typeof output === "string" ? { text: output, isError: false } : output;
     },
   };

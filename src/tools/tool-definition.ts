@@ -4,6 +4,11 @@ import type { ToolManifestEntry } from "../contract/execution-contract.js";
 export interface ToolOutput {
   readonly text: string;
   readonly isError: boolean;
+  /**
+   * Accounting entries of work done on the tool's behalf, such as the model calls of a child run (the
+   * `tool_output` extraction mode, sub-agents). The session appends them to the run's accounting.
+   */
+  readonly accounting?: readonly unknown[];
 }
 
 export interface ToolExecutionContext {
@@ -15,13 +20,19 @@ export interface ToolExecutionContext {
 /** A tool as the registry holds it: its manifest entry (what the contract hashes) and how to run it. */
 export interface RegisteredTool {
   readonly manifest: ToolManifestEntry;
+  /** The named tool queue that bounds this tool's concurrent executions (`queueStage`); none when absent. */
+  readonly queue?: string | null;
   execute(input: Readonly<Record<string, unknown>>, context: ToolExecutionContext): Promise<ToolOutput>;
 }
 
-/** A source of tools (an MCP server, function tools, built-ins). Sources are started before preflight. */
+/** A source of tools (an MCP server, REST tools, function tools, built-ins). Started before preflight. */
 export interface ToolSource {
   readonly name: string;
-  /** Starts the source and lists its tools; rejects with a CharterError (code MCP_SERVER_FAILED for MCP). */
+  /**
+   * Starts the source and lists its tools; rejects with a CharterError (MCP_SERVER_FAILED for an MCP server,
+   * CONFIGURATION_INVALID for a REST tool definition). An MCP server without a usable tool is such an error,
+   * never an empty list.
+   */
   start(): Promise<readonly RegisteredTool[]>;
   close(): Promise<void>;
 }

@@ -1,3 +1,4 @@
+import { deepFreeze } from "../foundation/deep-freeze.js";
 import type { ErrorCode } from "../foundation/error-codes.js";
 
 /**
@@ -21,11 +22,13 @@ export interface ToolExecutionResult {
   /** Set when the output was stored behind a handle (seed 000 §3). */
   readonly handle: string | null;
   readonly source: { readonly kind: string; readonly server: string | null; readonly tool: string };
+  /** Accounting entries of work done on the tool's behalf (a child run's model calls); absent when none. */
+  readonly accounting?: readonly unknown[];
 }
 
-/** Freezes a result, with its keys in sorted order so that hashing it takes canonical JSON's fast path. */
-export function freezeToolResult(result: ToolExecutionResult): ToolExecutionResult {
-  return Object.freeze({
+/** The result's fields in sorted key order, `accounting` aside. */
+function sortedFields(result: ToolExecutionResult) {
+  return {
     call_id: result.call_id,
     characters_in: result.characters_in,
     characters_out: result.characters_out,
@@ -41,5 +44,13 @@ export function freezeToolResult(result: ToolExecutionResult): ToolExecutionResu
     }),
     status: result.status,
     tool_name: result.tool_name,
-  });
+  };
+}
+
+/** Freezes a result, with its keys in sorted order so that hashing it takes canonical JSON's fast path. */
+export function freezeToolResult(result: ToolExecutionResult): ToolExecutionResult {
+  const accounting = result.accounting;
+  if (accounting === undefined || accounting.length === 0) return Object.freeze(sortedFields(result));
+  // `accounting` sorts first; only results of tools that ran child work carry it.
+  return Object.freeze({ accounting: deepFreeze([...accounting]), ...sortedFields(result) });
 }

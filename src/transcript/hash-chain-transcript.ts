@@ -24,6 +24,15 @@ export interface HashChainTranscriptOptions {
   readonly writer?: TranscriptWriter;
   /** Keep every entry in memory (for a library caller's result); off by default to keep memory flat. */
   readonly keepEntries?: boolean;
+  /**
+   * Continue a chain already stored (resume): the next entry gets seq `entryCount` and links to `headHash`.
+   * The header is then not written again (the writer already holds the run).
+   */
+  readonly continueFrom?: {
+    readonly entryCount: number;
+    readonly headHash: string;
+    readonly createdAt: string;
+  };
   /** The clock for the header's `created_at`. */
   readonly environment?: RuntimeEnvironment;
 }
@@ -75,12 +84,12 @@ export function createHashChainTranscript(options: HashChainTranscriptOptions): 
     adapter_version: adapterVersion,
     model_profile_id: modelProfileId,
     genesis_hash: genesisHash,
-    created_at: new Date(environment.now()).toISOString(),
+    created_at: options.continueFrom?.createdAt ?? new Date(environment.now()).toISOString(),
   });
-  writer?.writeHeader(header);
+  if (options.continueFrom === undefined) writer?.writeHeader(header);
 
-  let headHash = genesisHash;
-  let entryCount = 0;
+  let headHash = options.continueFrom?.headHash ?? genesisHash;
+  let entryCount = options.continueFrom?.entryCount ?? 0;
   let contractWritten = false;
 
   return {
@@ -120,23 +129,26 @@ export function createHashChainTranscript(options: HashChainTranscriptOptions): 
         timestamp: input.timestamp,
       });
       const hash = blake3Hex(linkPreimage(link));
-      const entry: TranscriptEntry = Object.freeze({
-        v: transcriptFormatVersion,
-        seq,
-        step_id: stepId,
-        state: input.state,
-        turn: input.turn,
-        timestamp: input.timestamp,
-        action,
-        result,
-        action_hash: actionHash,
-        result_hash: resultHash,
-        model_fingerprint: modelFingerprint,
-        prev_hash: headHash,
-        hash,
-      });
-      writer?.appendEntry(entry, formatTranscriptLine(link, actionJson, resultJson, hash));
-      keptEntries?.push(entry);
+      // Without a writer or kept entries, the head is all there is to keep.
+      if (writer !== undefined || keptEntries !== null) {
+        const entry: TranscriptEntry = Object.freeze({
+          v: transcriptFormatVersion,
+          seq,
+          step_id: stepId,
+          state: input.state,
+          turn: input.turn,
+          timestamp: input.timestamp,
+          action,
+          result,
+          action_hash: actionHash,
+          result_hash: resultHash,
+          model_fingerprint: modelFingerprint,
+          prev_hash: headHash,
+          hash,
+        });
+        writer?.appendEntry(entry, formatTranscriptLine(link, actionJson, resultJson, hash));
+        keptEntries?.push(entry);
+      }
       headHash = hash;
       entryCount = seq + 1;
       return hash;

@@ -97,8 +97,8 @@ const hashLength = 64;
 const backslash = 0x5c;
 const quote = 0x22;
 const minus = 0x2d;
-// Integers of up to 15 digits are exact doubles and print exactly so: their text is canonical as it stands.
-const canonicalInteger = /^(?:0|-?[1-9][0-9]{0,14})$/;
+const zero = 0x30;
+const nine = 0x39;
 
 function expect(cursor: Cursor, text: string): boolean {
   if (!cursor.line.startsWith(text, cursor.position)) return false;
@@ -108,15 +108,32 @@ function expect(cursor: Cursor, text: string): boolean {
 
 /** The text of a number spelled as the writer spells it (ECMAScript's shortest form), up to the next comma. */
 function readNumber(cursor: Cursor): string | null {
-  const end = cursor.line.indexOf(",", cursor.position);
-  if (end === -1) return null;
-  const text = cursor.line.slice(cursor.position, end);
-  if (!canonicalInteger.test(text)) {
+  const { line, position } = cursor;
+  const end = line.indexOf(",", position);
+  if (end === -1 || end === position) return null;
+  const text = line.slice(position, end);
+  if (!isCanonicalInteger(line, position, end)) {
     const value = Number(text);
-    if (text.length === 0 || !Number.isFinite(value) || String(value) !== text) return null;
+    if (!Number.isFinite(value) || String(value) !== text) return null;
   }
   cursor.position = end;
   return text;
+}
+
+/**
+ * Whether line[start, end) is an integer of at most 15 digits without a leading zero (or "0"): such an
+ * integer is an exact double that prints exactly so, hence canonical as it stands, no conversion needed.
+ */
+function isCanonicalInteger(line: string, start: number, end: number): boolean {
+  let index = line.charCodeAt(start) === minus ? start + 1 : start;
+  const digits = end - index;
+  if (digits < 1 || digits > 15) return false;
+  if (line.charCodeAt(index) === zero) return digits === 1 && index === start;
+  for (; index < end; index++) {
+    const code = line.charCodeAt(index);
+    if (code < zero || code > nine) return false;
+  }
+  return true;
 }
 
 /** The text of a string, quotes included, spelled as JSON.stringify spells it. */

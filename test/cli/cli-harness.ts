@@ -53,6 +53,7 @@ export function providerConfig(baseUrl: string, extra: Record<string, unknown> =
       local: {
         type: "openai-compatible",
         baseUrl,
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: a configuration placeholder that Charter expands.
         apiKey: "${LOCAL_API_KEY}",
         models: { "test-model": { contextWindow: 32000 } },
       },

@@ -53,3 +53,14 @@ describe("charter verify", () => {
     expect(run.stderr).toContain("RUN_NOT_FOUND");
   });
 });
+
+describe("charter replay", () => {
+  it("replays the demo's recorded run offline to the same outcome and chain head", async () => {
+    const runsDirectory = await mkdtemp(join(tmpdir(), "charter-replay-test-"));
+    const { result } = await runDemo({ runsDirectory });
+    const run = await cli(["replay", result.runId, "--runs-dir", runsDirectory, "--json"]);
+    expect(run.exitCode).toBe(0);
+    const report = JSON.parse(run.stdout);
+    expect(report).toMatchObject({ ok: true, outcome: result.outcome, headHash: result.transcript.headHash });
+  });
+});

@@ -267,3 +267,29 @@ describe("charter run against a real OpenAI-compatible HTTP server and a real MC
     expect(body.messages.find((message) => message.role === "user")?.content).toBe("What is on stdin?");
   });
 });
+
+describe("charter run --stream", () => {
+  it("uses the streaming endpoint and prints text as it arrives, once", async () => {
+    server = await startScriptedOpenAIServer({
+      script: [{ kind: "text", text: "streamed hello world", stream: { chunkSize: 4 } }],
+    });
+    const files = await project({
+      agent: agentFile("models: [local/test-model]"),
+      config: providerConfig(server.baseUrl),
+      env: "LOCAL_API_KEY=key-for-stream-test\n",
+    });
+    const run = await cli([
+      "run",
+      files.agentPath,
+      "Stream.",
+      "--config",
+      files.configPath,
+      "--stream",
+      "--runs-dir",
+      files.runsDirectory,
+    ]);
+    expect(run.exitCode).toBe(0);
+    expect((server.requests[0]!.body as { stream?: boolean }).stream).toBe(true);
+    expect(run.stdout).toBe("streamed hello world\n");
+  });
+});

@@ -33,6 +33,9 @@ frequencyPenalty: 0.1
 presencePenalty: -0.5
 seed: 7
 stopSequences: ["END", "STOP"]
+reasoning: medium
+reasoningTokens: 4096
+stream: true
 maxTurns: 8
 maxToolCallsPerTurn: 4
 maxRetries: 2
@@ -56,7 +59,12 @@ output:
   schema:
     type: object
     required: [verdict]
-modelProfile: qwen-strict`;
+modelProfile: qwen-strict
+agents: [./helper.md]
+maxDepth: 3
+inputSchema:
+  type: object
+  required: [prompt]`;
 
 describe("parseAgentFile", () => {
   it("reads every frontmatter key, with durations in milliseconds and the body as the system prompt", () => {
@@ -69,6 +77,9 @@ describe("parseAgentFile", () => {
       description: "Reviews pull requests",
       models: ["local/qwen3", "openai/gpt-4o-mini"],
       tools: ["github", "read_file"],
+      agents: ["./helper.md"],
+      maxDepth: 3,
+      inputSchema: { type: "object", required: ["prompt"] },
       temperature: 0.2,
       topP: 0.9,
       topK: 40,
@@ -77,6 +88,9 @@ describe("parseAgentFile", () => {
       presencePenalty: -0.5,
       seed: 7,
       stopSequences: ["END", "STOP"],
+      reasoning: "medium",
+      reasoningTokens: 4096,
+      stream: true,
       maxTurns: 8,
       maxToolCallsPerTurn: 4,
       maxRetries: 2,

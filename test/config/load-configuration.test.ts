@@ -72,7 +72,7 @@ describe("loadConfiguration layers", () => {
       await rm(paths[expected]);
     }
     const { configuration } = await loadConfiguration({ ...options, configPath: undefined });
-    expect(configuration).toEqual({ providers: {}, mcpServers: {}, defaults: {} });
+    expect(configuration).toEqual({ providers: {}, mcpServers: {}, restTools: {}, queues: {}, defaults: {} });
   });
 
   it("reports every layer, highest first, with whether it was present", async () => {
@@ -137,12 +137,16 @@ describe("loadConfiguration layers", () => {
           baseUrl: "http://127.0.0.1:1/v1",
           apiKey: "home-key",
           headers: {},
+          mode: "chat",
           models: { small: { contextWindow: 8192 }, large: { contextWindow: 65536, temperature: null } },
+          modelDefaults: {},
         },
       },
       mcpServers: {
         files: { type: "stdio", command: "files-server", args: ["--root", "/work"], env: {}, cwd: null },
       },
+      restTools: {},
+      queues: {},
       defaults: { tools: ["files"], temperature: null, maxTurns: 20, output: { format: "json" } },
     });
   });
@@ -165,8 +169,10 @@ describe("loadConfiguration layers", () => {
     });
     await writeLayer("cwd", { mcpServers: { absolute: { command: "x", cwd: "/opt/x" } } });
     const { configuration } = await loadConfiguration({ ...options, configPath: undefined });
-    expect(configuration.mcpServers.tools?.cwd).toBe(join(root, "home", ".charter", "servers", "tools"));
-    expect(configuration.mcpServers.absolute?.cwd).toBe("/opt/x");
+    expect(configuration.mcpServers.tools).toMatchObject({
+      cwd: join(root, "home", ".charter", "servers", "tools"),
+    });
+    expect(configuration.mcpServers.absolute).toMatchObject({ cwd: "/opt/x" });
   });
 
   it("returns a deeply frozen result", async () => {

@@ -50,6 +50,7 @@ describe("resolveModelTargets", () => {
         parameters: { temperature: 0.7 },
         connection: {
           type: "openai-compatible",
+          mode: "chat",
           baseUrl: "http://127.0.0.1:9/v1",
           apiKey: "local-key",
           headers: { "X-Team": "t" },
@@ -60,11 +61,44 @@ describe("resolveModelTargets", () => {
         model: "gpt-4o-mini",
         tokenizer: null,
         parameters: { topP: null },
-        connection: { type: "openai", baseUrl: "https://api.openai.com/v1", apiKey: null, headers: {} },
+        connection: {
+          type: "openai",
+          mode: "chat",
+          baseUrl: "https://api.openai.com/v1",
+          apiKey: null,
+          headers: {},
+        },
       },
       // Split at the first slash: the model name keeps its own.
       expect.objectContaining({ provider: "local", model: "meta/llama-3" }),
     ]);
+  });
+
+  it("applies settings set on the provider to each of its models, the model's own winning", () => {
+    const withProviderSettings = configurationSchema.parse({
+      providers: {
+        claude: {
+          type: "anthropic",
+          apiKey: "k",
+          temperature: null,
+          reasoning: "medium",
+          contextWindow: 200_000,
+          tokenizer: "claude",
+          models: { opus: { reasoning: "high" }, haiku: { temperature: 0.3, contextWindow: 100_000 } },
+        },
+      },
+    });
+    const [opus, haiku] = resolveModelTargets(["claude/opus", "claude/haiku"], withProviderSettings);
+    expect(opus).toMatchObject({
+      contextWindow: 200_000,
+      tokenizer: "claude",
+      parameters: { temperature: null, reasoning: "high" },
+      connection: { type: "anthropic", baseUrl: "https://api.anthropic.com/v1", apiKey: "k" },
+    });
+    expect(haiku).toMatchObject({
+      contextWindow: 100_000,
+      parameters: { temperature: 0.3, reasoning: "medium" },
+    });
   });
 
   it("names a target whose provider is not configured", () => {

@@ -8,6 +8,19 @@ import { CharterError } from "../../src/foundation/charter-error.js";
 import { deterministicEnvironment } from "../../src/foundation/environment.js";
 import { factoryInput, manifestEntry } from "./contract-factory-fixtures.js";
 
+const defaultParameters = {
+  temperature: null,
+  top_p: null,
+  top_k: null,
+  max_output_tokens: 4096,
+  frequency_penalty: null,
+  presence_penalty: null,
+  seed: null,
+  stop_sequences: null,
+  reasoning: null,
+  reasoning_tokens: null,
+};
+
 function buildFailure(input: Parameters<typeof buildExecutionContract>[0]): CharterError {
   try {
     buildExecutionContract(input);
@@ -26,7 +39,7 @@ describe("buildExecutionContract", () => {
     expect(contract).toMatchObject({
       contract_id: "contract_0001",
       created_at: "2026-05-01T12:00:00.000Z",
-      schema_version: 1,
+      schema_version: 2,
       parent_contract_hash: null,
       model_profile_id: "local/qwen3",
       agent_id: "reviewer",
@@ -69,18 +82,11 @@ describe("buildExecutionContract", () => {
           context_window: 32_768,
           context_window_buffer_tokens: 256,
           tokenizer: null,
+          request_parameters: defaultParameters,
         },
       ],
-      request_parameters: {
-        temperature: null,
-        top_p: null,
-        top_k: null,
-        max_output_tokens: 4096,
-        frequency_penalty: null,
-        presence_penalty: null,
-        seed: null,
-        stop_sequences: null,
-      },
+      request_parameters: defaultParameters,
+      stream: false,
       output: { format: "markdown", schema: null },
     });
     expect(contract.contract_hash).toBe(computeContractHash(contract));
@@ -115,6 +121,8 @@ type Layer = "cli" | "agent" | "configuration" | "model";
 
 interface PrecedenceCase {
   readonly key: keyof ContractSettings;
+  /** Highest first; request parameters put the per-model configuration right after the command line. */
+  readonly order?: readonly Layer[];
   readonly decision: string;
   readonly read: (contract: ReturnType<typeof buildExecutionContract>) => unknown;
   /** The value each layer sets, and the value the contract gets from it. */
@@ -132,10 +140,47 @@ const precedenceCases: readonly PrecedenceCase[] = [
   },
   {
     key: "temperature",
+    order: ["cli", "model", "agent", "configuration"],
     decision: "temperature",
-    read: (contract) => contract.request_parameters.temperature,
-    values: { cli: [null, null], agent: [0.2, 0.2], configuration: [0.3, 0.3], model: [0.4, 0.4] },
+    read: (contract) => [
+      contract.request_parameters.temperature,
+      contract.model_targets[0]?.request_parameters.temperature,
+    ],
+    values: {
+      cli: [0.1, [0.1, 0.1]],
+      model: [null, [null, null]],
+      agent: [0.2, [0.2, 0.2]],
+      configuration: [0.3, [0.3, 0.3]],
+    },
+    fallback: [null, null],
+  },
+  {
+    key: "reasoning",
+    order: ["cli", "model", "agent", "configuration"],
+    decision: "reasoning",
+    read: (contract) => contract.model_targets[0]?.request_parameters.reasoning,
+    values: {
+      cli: ["high", "high"],
+      model: ["none", "none"],
+      agent: ["low", "low"],
+      configuration: ["medium", "medium"],
+    },
     fallback: null,
+  },
+  {
+    key: "reasoningTokens",
+    order: ["cli", "model", "agent", "configuration"],
+    decision: "reasoning_tokens",
+    read: (contract) => contract.model_targets[0]?.request_parameters.reasoning_tokens,
+    values: { cli: [null, null], model: [4096, 4096], agent: [2048, 2048], configuration: [1024, 1024] },
+    fallback: null,
+  },
+  {
+    key: "stream",
+    decision: "stream",
+    read: (contract) => contract.stream,
+    values: { cli: [false, false], agent: [true, true], configuration: [false, false] },
+    fallback: false,
   },
   {
     key: "toolPolicy",
@@ -150,6 +195,7 @@ const precedenceCases: readonly PrecedenceCase[] = [
   },
   {
     key: "maxOutputTokens",
+    order: ["cli", "model", "agent", "configuration"],
     decision: "max_output_tokens",
     read: (contract) => [
       contract.request_parameters.max_output_tokens,
@@ -157,9 +203,9 @@ const precedenceCases: readonly PrecedenceCase[] = [
     ],
     values: {
       cli: [null, [null, 4096]],
+      model: [3000, [3000, 3000]],
       agent: [1000, [1000, 1000]],
       configuration: [2000, [2000, 2000]],
-      model: [3000, [3000, 3000]],
     },
     fallback: [4096, 4096],
   },
@@ -213,8 +259,8 @@ const precedenceCases: readonly PrecedenceCase[] = [
 ];
 
 describe("buildExecutionContract precedence", () => {
-  it.each(precedenceCases)("$key: command line > agent > configuration > model > default", (testCase) => {
-    const layers: Layer[] = ["cli", "agent", "configuration", "model"];
+  it.each(precedenceCases)("$key: each layer wins over the ones below it", (testCase) => {
+    const layers = testCase.order ?? ["cli", "agent", "configuration", "model"];
     for (let skipped = 0; skipped <= layers.length; skipped++) {
       const active = new Set(layers.slice(skipped));
       const setting = (layer: Layer): ContractSettings => {
@@ -246,16 +292,55 @@ describe("buildExecutionContract precedence", () => {
     }
   });
 
-  it("takes request parameters from the primary target only", () => {
+  it("resolves the request parameters of every target, each with its own per-model overrides", () => {
     const contract = buildExecutionContract(
       factoryInput({
+        agent: { id: "a", systemPrompt: "", settings: { temperature: 0.7, reasoning: "low" } },
+        configurationDefaults: { topP: 0.9 },
+        overrides: { seed: 42 },
         modelTargets: [
           { provider: "local", model: "qwen3", parameters: { temperature: 0.1 } },
-          { provider: "openai", model: "gpt", parameters: { temperature: 0.9, topP: 0.5 } },
+          // A reasoning model that refuses a temperature: null beats the agent's 0.7 for this target only.
+          { provider: "openai", model: "o4-mini", parameters: { temperature: null, reasoning: "high" } },
+          { provider: "anthropic", model: "claude", parameters: { reasoningTokens: 2048, seed: 7 } },
         ],
       }),
     );
-    expect(contract.request_parameters).toMatchObject({ temperature: 0.1, top_p: null });
+    const [first, second, third] = contract.model_targets.map((target) => target.request_parameters);
+    expect(first).toMatchObject({ temperature: 0.1, top_p: 0.9, seed: 42, reasoning: "low" });
+    expect(second).toMatchObject({ temperature: null, top_p: 0.9, seed: 42, reasoning: "high" });
+    // The command line beats every per-model value.
+    expect(third).toMatchObject({ temperature: 0.7, seed: 42, reasoning: "low", reasoning_tokens: 2048 });
+    expect(contract.request_parameters).toEqual(first);
+    expect(contract.decisions).toMatchObject({
+      temperature: "model",
+      top_p: "configuration",
+      seed: "cli",
+      "model_targets.1.temperature": "model",
+      "model_targets.1.reasoning": "model",
+      "model_targets.1.top_p": "configuration",
+      "model_targets.2.temperature": "agent",
+      "model_targets.2.reasoning_tokens": "model",
+      "model_targets.2.seed": "cli",
+    });
+  });
+
+  it("reserves room in the context budget for the largest answer any target may give", () => {
+    const contract = buildExecutionContract(
+      factoryInput({
+        modelTargets: [
+          { provider: "a", model: "small", parameters: { maxOutputTokens: 1000 } },
+          { provider: "b", model: "large", parameters: { maxOutputTokens: 8000 } },
+          { provider: "c", model: "unlimited", parameters: { maxOutputTokens: null } },
+        ],
+      }),
+    );
+    expect(contract.model_targets.map((target) => target.request_parameters.max_output_tokens)).toEqual([
+      1000,
+      8000,
+      null,
+    ]);
+    expect(contract.context_budget.max_output_tokens).toBe(8000);
   });
 
   it("budgets the context for every fallback target: the smallest window, the largest buffer", () => {
@@ -277,7 +362,7 @@ describe("buildExecutionContract precedence", () => {
       context_window: "model",
       context_window_buffer_tokens: "model",
     });
-    expect(contract.model_targets).toEqual([
+    expect(contract.model_targets).toMatchObject([
       {
         provider: "a",
         model: "big",
@@ -378,6 +463,28 @@ describe("contract hash", () => {
     expect(second.created_at).not.toBe(first.created_at);
     expect(second.contract_hash).toBe(first.contract_hash);
     expect(elsewhere.contract_hash).toBe(first.contract_hash);
+  });
+
+  it("changes when streaming or a per-target override changes", () => {
+    const targets = [
+      { provider: "local", model: "qwen3", contextWindow: 32_768 },
+      { provider: "openai", model: "o4-mini" },
+    ];
+    const base = buildExecutionContract(factoryInput({ modelTargets: targets })).contract_hash;
+    const same = buildExecutionContract(
+      factoryInput({ modelTargets: targets.map((target) => ({ ...target })) }),
+    );
+    expect(same.contract_hash).toBe(base);
+    const variants = [
+      factoryInput({ modelTargets: targets, overrides: { stream: true } }),
+      factoryInput({ modelTargets: [targets[0]!, { ...targets[1]!, parameters: { temperature: 0.5 } }] }),
+      factoryInput({ modelTargets: [targets[0]!, { ...targets[1]!, parameters: { reasoning: "high" } }] }),
+      factoryInput({
+        modelTargets: [targets[0]!, { ...targets[1]!, parameters: { reasoningTokens: 1024 } }],
+      }),
+    ];
+    const hashes = variants.map((input) => buildExecutionContract(input).contract_hash);
+    expect(new Set([base, ...hashes]).size).toBe(variants.length + 1);
   });
 
   it("does not depend on the order the tools were discovered in", () => {

@@ -36,6 +36,8 @@ function request(abortSignal?: AbortSignal): ModelRequest {
       presence_penalty: null,
       seed: null,
       stop_sequences: null,
+      reasoning: null,
+      reasoning_tokens: null,
     },
     ...(abortSignal === undefined ? {} : { abortSignal }),
   };

@@ -27,6 +27,8 @@ const nullParameters: RequestParameters = {
   presence_penalty: null,
   seed: null,
   stop_sequences: null,
+  reasoning: null,
+  reasoning_tokens: null,
 };
 
 let server: ScriptedOpenAIServer | null = null;
@@ -248,6 +250,8 @@ describe("createOpenAICompatibleModelClient: parameters reach the wire exactly",
       presence_penalty: 0.2,
       seed: 7,
       stop_sequences: ["###"],
+      reasoning: null,
+      reasoning_tokens: null,
     };
     await client.generate(request({ parameters }));
     expect(wireBody(scripted)).toMatchObject({

@@ -28,6 +28,8 @@ function request(overrides: Partial<ModelRequest> = {}): ModelRequest {
       presence_penalty: null,
       seed: null,
       stop_sequences: null,
+      reasoning: null,
+      reasoning_tokens: null,
     },
     ...overrides,
   };

@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { CharterError } from "../../src/foundation/charter-error.js";
 import { mcpTestServerLaunch } from "../../src/testing/mcp-test-server-launch.js";
 import { createDefaultPipeline } from "../../src/tools/create-default-pipeline.js";
+import type { McpToolSource } from "../../src/tools/sources/mcp-source.js";
 import {
   createMcpStdioSource,
   type McpStdioSourceOptions,
@@ -20,7 +21,7 @@ const openSources: ToolSource[] = [];
 const unhandled: unknown[] = [];
 const onUnhandled = (reason: unknown) => unhandled.push(reason);
 
-function testServer(overrides: Partial<McpStdioSourceOptions> = {}): ToolSource {
+function testServer(overrides: Partial<McpStdioSourceOptions> = {}): McpToolSource {
   const source = createMcpStdioSource({
     serverName: "test",
     command: launch.command,
@@ -219,15 +220,24 @@ describe("MCP server lifecycle", () => {
     expect(error.details).toMatchObject({ server: "ghost", phase: "start" });
   });
 
-  it("reports a server that crashes mid-run as failed results, without unhandled rejections", async () => {
-    const registry = new ToolRegistry(await testServer().start());
+  it("reports a server that crashes mid-run as failed results and an unavailable server, without unhandled rejections", async () => {
+    const source = testServer();
+    const registry = new ToolRegistry(await source.start());
+    expect(source.health()).toMatchObject({
+      server: "test",
+      type: "stdio",
+      state: "healthy",
+      lastError: null,
+    });
     const crashed = await pipeline(callContext(registry, "test__crash"));
-    expect(crashed).toMatchObject({ status: "failed", error_code: "TOOL_EXECUTION_FAILED", executed: true });
+    expect(crashed).toMatchObject({ status: "failed", error_code: "MCP_SERVER_FAILED", executed: true });
+    expect(crashed.content).toContain("exited with code 1");
     const afterwards = await pipeline(callContext(registry, "test__echo", { text: "anyone?" }));
-    expect(afterwards).toMatchObject({
-      status: "failed",
-      error_code: "TOOL_EXECUTION_FAILED",
-      executed: true,
+    expect(afterwards).toMatchObject({ status: "failed", error_code: "MCP_SERVER_FAILED", executed: true });
+    expect(afterwards.content).toContain("is not running");
+    expect(source.health()).toMatchObject({
+      state: "unavailable",
+      lastError: { code: "MCP_SERVER_FAILED", kind: "process_exited", exitCode: 1 },
     });
     expect(unhandled).toEqual([]);
   });
@@ -244,6 +254,6 @@ describe("MCP server lifecycle", () => {
     await source.close();
     expect(isRunning(line!.pid)).toBe(false);
     const afterClose = await pipeline(callContext(registry, "test__echo", { text: "x" }));
-    expect(afterClose).toMatchObject({ status: "failed", error_code: "TOOL_EXECUTION_FAILED" });
+    expect(afterClose).toMatchObject({ status: "failed", error_code: "MCP_SERVER_FAILED" });
   });
 });

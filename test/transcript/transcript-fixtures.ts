@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { computeContractHash } from "../../src/contract/contract-hash.js";
 import {
+  contractSchemaVersion,
   type ExecutionContract,
   type ExecutionContractContent,
   executionContractSchema,
@@ -20,7 +21,7 @@ import type { TranscriptWriter } from "../../src/transcript/transcript-writer.js
 /** A complete, schema-valid execution contract with its real hash. */
 export function contractFixture(overrides: Partial<ExecutionContractContent> = {}): ExecutionContract {
   const content: ExecutionContractContent = {
-    schema_version: 1,
+    schema_version: contractSchemaVersion,
     parent_contract_hash: null,
     model_profile_id: "openai-compatible/default",
     agent_id: "transcript-test-agent",
@@ -63,6 +64,18 @@ export function contractFixture(overrides: Partial<ExecutionContractContent> = {
         context_window: 128_000,
         context_window_buffer_tokens: 256,
         tokenizer: null,
+        request_parameters: {
+          temperature: 0,
+          top_p: null,
+          top_k: null,
+          max_output_tokens: null,
+          frequency_penalty: null,
+          presence_penalty: null,
+          seed: null,
+          stop_sequences: null,
+          reasoning: null,
+          reasoning_tokens: null,
+        },
       },
     ],
     request_parameters: {
@@ -74,7 +87,10 @@ export function contractFixture(overrides: Partial<ExecutionContractContent> = {
       presence_penalty: null,
       seed: null,
       stop_sequences: null,
+      reasoning: null,
+      reasoning_tokens: null,
     },
+    stream: false,
     output: { format: "text", schema: null },
     tool_manifest: [],
     decisions: { tool_policy: "default" },

@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CharterError } from "../../src/foundation/charter-error.js";
 import { contentHash } from "../../src/foundation/content-hash.js";
 import { createInMemoryTranscriptWriter } from "../../src/transcript/in-memory-transcript-writer.js";
+import { createJsonlTranscriptWriter } from "../../src/transcript/jsonl-transcript-writer.js";
 import type { TranscriptEntry } from "../../src/transcript/transcript-entry.js";
 import { verifyEntries, verifyRunDirectory } from "../../src/transcript/verify-transcript.js";
 import { entryInput, startTranscript, temporaryDirectory, writeRunDirectory } from "./transcript-fixtures.js";
@@ -57,6 +58,25 @@ describe("verifyRunDirectory", () => {
       head_hash: transcript.header.genesis_hash,
       first_bad_entry: null,
     });
+  });
+
+  it("verifies a transcript longer than a read chunk, with a line longer than a chunk", async () => {
+    const { transcript } = startTranscript({ writer: createJsonlTranscriptWriter(runDirectory) });
+    for (let index = 0; index < 400; index++) {
+      transcript.append(entryInput(index, { result: { output: `${index}`.padEnd(5_000, "é") } }));
+    }
+    transcript.append(entryInput(400, { result: { output: "x".repeat(1_500_000) } }));
+    transcript.append(entryInput(401));
+    await transcript.close();
+    expect(await verifyRunDirectory(runDirectory)).toMatchObject({
+      ok: true,
+      entries: 402,
+      head_hash: transcript.headHash,
+    });
+    // The same file, damaged near its end, is still read to the damage.
+    const text = await readFile(transcriptFile(), "utf8");
+    await writeFile(transcriptFile(), text.replace('"turn-401/execute"', '"turn-401/executf"'));
+    expect(await failureOf()).toEqual({ seq: 401, reason: "CHAIN_LINK_MISMATCH" });
   });
 
   it("throws RUN_NOT_FOUND for a missing directory or one without a header", async () => {

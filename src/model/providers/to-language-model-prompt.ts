@@ -4,8 +4,9 @@ import type {
   LanguageModelV4ReasoningPart,
   LanguageModelV4TextPart,
   LanguageModelV4ToolCallPart,
+  SharedV4ProviderOptions,
 } from "@ai-sdk/provider";
-import type { AgentMessage, ToolInvocation } from "../../contract/agent-message.js";
+import type { AgentMessage, ProviderMetadata, ToolInvocation } from "../../contract/agent-message.js";
 
 type AssistantPart = LanguageModelV4TextPart | LanguageModelV4ReasoningPart | LanguageModelV4ToolCallPart;
 
@@ -33,6 +34,26 @@ function toolCallInput(call: ToolInvocation): unknown {
   return call.arguments;
 }
 
+/** Provider metadata as the SDK's provider options of the same part: how it goes back to the provider. */
+function providerOptions(metadata: unknown): { providerOptions?: SharedV4ProviderOptions } {
+  return typeof metadata === "object" && metadata !== null
+    ? { providerOptions: metadata as SharedV4ProviderOptions }
+    : {};
+}
+
+function reasoningParts(message: AgentMessage): LanguageModelV4ReasoningPart[] {
+  if (message.reasoning_blocks !== undefined) {
+    return message.reasoning_blocks.map((block) => ({
+      type: "reasoning",
+      text: block.text,
+      ...providerOptions(block.provider_metadata),
+    }));
+  }
+  return message.reasoning !== undefined && message.reasoning !== ""
+    ? [{ type: "reasoning", text: message.reasoning }]
+    : [];
+}
+
 function convertMessage(message: AgentMessage): LanguageModelV4Message {
   const cached = convertedMessages.get(message);
   if (cached !== undefined) return cached;
@@ -45,12 +66,9 @@ function convertMessage(message: AgentMessage): LanguageModelV4Message {
       converted = { role: "user", content: [{ type: "text", text: message.content }] };
       break;
     case "assistant": {
-      const content: AssistantPart[] = [];
-      if (message.reasoning !== undefined && message.reasoning !== "") {
-        content.push({ type: "reasoning", text: message.reasoning });
-      }
+      const content: AssistantPart[] = reasoningParts(message);
       if (message.content !== "" || message.tool_calls.length === 0) {
-        content.push({ type: "text", text: message.content });
+        content.push({ type: "text", text: message.content, ...providerOptions(message.provider_metadata) });
       }
       for (const call of message.tool_calls) {
         content.push({
@@ -58,6 +76,7 @@ function convertMessage(message: AgentMessage): LanguageModelV4Message {
           toolCallId: call.id,
           toolName: call.name,
           input: toolCallInput(call),
+          ...providerOptions(call.raw_payload?.provider_metadata as ProviderMetadata | undefined),
         });
       }
       converted = { role: "assistant", content };

@@ -1,8 +1,14 @@
 import { CharterError } from "../../foundation/charter-error.js";
 import { deepFreeze } from "../../foundation/deep-freeze.js";
-import type { RegisteredTool } from "../tool-definition.js";
+import type { RegisteredTool, ToolOutput } from "../tool-definition.js";
 import type { ToolOutputStore } from "../tool-output-store.js";
 import { truncateToBytes } from "../truncate-to-bytes.js";
+import {
+  defaultToolOutputExtractionLimits,
+  extractFromStoredOutput,
+  type ToolOutputExtractionLimits,
+  type ToolOutputExtractor,
+} from "./tool-output-extraction.js";
 
 export interface ToolOutputToolOptions {
   readonly store: ToolOutputStore;
@@ -15,36 +21,65 @@ export interface ToolOutputToolOptions {
   readonly maxBytes?: number;
   /** The most matches one grep returns, whatever the model asks for. Default 200. */
   readonly maxMatches?: number;
+  /**
+   * Answers `mode: "extract"` questions with child runs over chunks of the output (map, then reduce). Without
+   * it, the tool offers only `read` and `grep`.
+   */
+  readonly extract?: ToolOutputExtractor;
+  /** Bounds on one extraction; missing fields take `defaultToolOutputExtractionLimits`. */
+  readonly extractionLimits?: Partial<ToolOutputExtractionLimits>;
 }
 
 const lineCut = " …[line cut]";
 const maxMatchCharacters = 500;
 
-const inputSchema = {
-  type: "object",
-  properties: {
-    handle: { type: "string", description: "The handle from a stored-output message, for example out-1." },
-    mode: {
-      type: "string",
-      enum: ["read", "grep"],
-      description: "read: return a range of lines. grep: return the lines containing `pattern`.",
-    },
-    start_line: {
-      type: "integer",
-      minimum: 1,
-      description: "read: first line to return (1-based). Default 1.",
-    },
-    end_line: { type: "integer", minimum: 1, description: "read: last line to return (inclusive)." },
-    pattern: {
-      type: "string",
-      minLength: 1,
-      description: "grep: the text to find, matched literally and case-sensitively. Required for grep.",
-    },
-    max_matches: { type: "integer", minimum: 1, description: "grep: the most matching lines to return." },
-  },
-  required: ["handle", "mode"],
-  additionalProperties: false,
+const modeDescriptions = {
+  read: "read: return a range of lines.",
+  grep: "grep: return the lines containing `pattern`.",
+  extract: "extract: answer `question` from the output (a model reads it in chunks).",
 } as const;
+
+/** The input schema; `extract` and `question` appear only when extraction is available. */
+function inputSchemaFor(extracting: boolean): Record<string, unknown> {
+  const modes = extracting ? (["read", "grep", "extract"] as const) : (["read", "grep"] as const);
+  return {
+    type: "object",
+    properties: {
+      handle: { type: "string", description: "The handle from a stored-output message, for example out-1." },
+      mode: {
+        type: "string",
+        enum: [...modes],
+        description: modes.map((mode) => modeDescriptions[mode]).join(" "),
+      },
+      start_line: {
+        type: "integer",
+        minimum: 1,
+        description: extracting
+          ? "read and extract: first line to use (1-based). Default 1."
+          : "read: first line to return (1-based). Default 1.",
+      },
+      end_line: { type: "integer", minimum: 1, description: "read: last line to return (inclusive)." },
+      pattern: {
+        type: "string",
+        minLength: 1,
+        description: "grep: the text to find, matched literally and case-sensitively. Required for grep.",
+      },
+      max_matches: { type: "integer", minimum: 1, description: "grep: the most matching lines to return." },
+      ...(extracting
+        ? {
+            question: {
+              type: "string",
+              minLength: 1,
+              maxLength: 2000,
+              description: "extract: what to find or answer from the output. Required for extract.",
+            },
+          }
+        : {}),
+    },
+    required: ["handle", "mode"],
+    additionalProperties: false,
+  };
+}
 
 function byteLength(text: string): number {
   return Buffer.byteLength(text, "utf8");
@@ -62,14 +97,27 @@ function optionalInteger(input: Readonly<Record<string, unknown>>, key: string):
 }
 
 /**
- * The built-in `tool_output` tool: reads or greps an oversized output stored behind a handle (seed 000 §3).
- * Its answers are bounded in lines and bytes, and say when they are, and where to continue.
+ * The built-in `tool_output` tool: reads or greps an oversized output stored behind a handle (seed 000 §3), or,
+ * given an extractor, answers a question about it with bounded child runs over its chunks. Its answers are
+ * bounded in lines and bytes, and say when they are, and where to continue.
  */
 export function createToolOutputTool(options: ToolOutputToolOptions): RegisteredTool {
-  const { store } = options;
+  const { store, extract: extractor } = options;
   const maxLines = options.maxLines ?? 200;
   const maxBytes = options.maxBytes ?? 8192;
   const matchCap = options.maxMatches ?? 200;
+  const limits: ToolOutputExtractionLimits = {
+    maxChunks: options.extractionLimits?.maxChunks ?? defaultToolOutputExtractionLimits.maxChunks,
+    chunkBytes: options.extractionLimits?.chunkBytes ?? defaultToolOutputExtractionLimits.chunkBytes,
+    concurrency: options.extractionLimits?.concurrency ?? defaultToolOutputExtractionLimits.concurrency,
+  };
+  for (const [limit, value] of Object.entries(limits)) {
+    if (!Number.isSafeInteger(value) || value < 1) {
+      throw new CharterError("CONFIGURATION_INVALID", `tool_output: ${limit} must be a positive integer`, {
+        details: { limit, value },
+      });
+    }
+  }
 
   /** Adds lines while they fit in the byte budget left for the body; a first line too long alone is cut. */
   function fitLines(lines: readonly string[], budget: number): string[] {
@@ -132,16 +180,60 @@ export function createToolOutputTool(options: ToolOutputToolOptions): Registered
     return `${header}${rows.length > 0 ? `\n${rows.join("\n")}` : ""}${more}`;
   }
 
+  async function extract(
+    handle: string,
+    input: Readonly<Record<string, unknown>>,
+    signal: AbortSignal,
+    answerWith: ToolOutputExtractor,
+  ): Promise<ToolOutput> {
+    const question = input.question;
+    if (typeof question !== "string" || question.trim() === "") {
+      throw new CharterError("TOOL_INPUT_INVALID", "extract needs a non-empty question", {
+        details: { field: "question" },
+      });
+    }
+    const startLine = optionalInteger(input, "start_line") ?? 1;
+    const result = await extractFromStoredOutput({
+      store,
+      handle,
+      question,
+      startLine,
+      extractor: answerWith,
+      limits,
+      signal,
+    });
+    if (!result.ok) {
+      return { text: `extraction failed: ${result.reason}`, isError: true, accounting: result.accounting };
+    }
+    if (result.chunkCount === 0) {
+      return {
+        text: `[${handle}: no lines from ${startLine}; the output has ${result.totalLines} lines]`,
+        isError: false,
+      };
+    }
+    const header = `[${handle}: answer from lines ${result.firstLine}-${result.coveredThrough} of ${result.totalLines}]`;
+    const more =
+      result.coveredThrough < result.totalLines
+        ? `\n[not examined: lines ${result.coveredThrough + 1}-${result.totalLines}; call tool_output with mode "extract" and start_line=${result.coveredThrough + 1} to continue]`
+        : "";
+    const room = Math.max(0, maxBytes - byteLength(header) - byteLength(more) - 1);
+    const answer = truncateToBytes(result.answer, room, " …[answer cut]");
+    return { text: `${header}\n${answer}${more}`, isError: false, accounting: result.accounting };
+  }
+
+  const modes = extractor === undefined ? "'read' or 'grep'" : "'read', 'grep' or 'extract'";
   return {
     manifest: deepFreeze({
       name: "tool_output",
       description:
-        "Reads a tool output that was too large to show and was stored behind a handle: a range of lines, or the lines containing a text.",
-      input_schema: inputSchema,
+        extractor === undefined
+          ? "Reads a tool output that was too large to show and was stored behind a handle: a range of lines, or the lines containing a text."
+          : "Reads a tool output that was too large to show and was stored behind a handle: a range of lines, the lines containing a text, or an answer to a question about it.",
+      input_schema: inputSchemaFor(extractor !== undefined),
       source: { kind: "builtin" as const, server: null, tool: "tool_output" },
       annotations: { readOnlyHint: true },
     }),
-    async execute(input) {
+    async execute(input, context) {
       const handle = input.handle;
       if (typeof handle !== "string") {
         throw new CharterError("TOOL_INPUT_INVALID", "handle must be a string", {
@@ -150,7 +242,10 @@ export function createToolOutputTool(options: ToolOutputToolOptions): Registered
       }
       if (input.mode === "read") return { text: await read(handle, input), isError: false };
       if (input.mode === "grep") return { text: await grep(handle, input), isError: false };
-      throw new CharterError("TOOL_INPUT_INVALID", "mode must be 'read' or 'grep'", {
+      if (input.mode === "extract" && extractor !== undefined) {
+        return extract(handle, input, context.signal, extractor);
+      }
+      throw new CharterError("TOOL_INPUT_INVALID", `mode must be ${modes}`, {
         details: { field: "mode" },
       });
     },

@@ -26,7 +26,8 @@ function isToolOutput(value: unknown): value is ToolOutput {
  * is `(tool failed: timeout)`; an interrupted run aborts it too. The pipeline stops waiting at once, so a tool
  * that ignores its signal cannot hold the run. A thrown error, a tool-reported error and a malformed output
  * envelope are failed results (TOOL_EXECUTION_FAILED, or the thrown CharterError's own code;
- * TOOL_RESULT_INVALID for the envelope). Does not call `next`: this is where the call is served.
+ * TOOL_RESULT_INVALID for the envelope). Accounting entries the tool reports (a child run's model calls) stay
+ * on the result, failed or not. Does not call `next`: this is where the call is served.
  */
 export const executionStage: ToolStage = async (call) => {
   const tool = requireLookedUpTool(call, "executionStage");
@@ -86,10 +87,13 @@ export const executionStage: ToolStage = async (call) => {
           executed: true,
         });
       }
+      const accounting = Array.isArray(output.accounting) ? output.accounting : undefined;
       if (output.isError) {
-        return failedToolResult(call, "TOOL_EXECUTION_FAILED", output.text, { executed: true });
+        const failed = failedToolResult(call, "TOOL_EXECUTION_FAILED", output.text, { executed: true });
+        return accounting === undefined ? failed : freezeToolResult({ ...failed, accounting });
       }
       return freezeToolResult({
+        ...(accounting === undefined ? {} : { accounting }),
         call_id: call.invocation.id,
         tool_name: call.invocation.name,
         status: "ok",

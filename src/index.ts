@@ -1,0 +1,68 @@
+/**
+ * Charter's library API. Load agents and configuration, build contracts, run sessions with TypeScript function
+ * tools, listen to the typed event stream, and test with the scripted models Charter tests itself with.
+ */
+
+// Agents, configuration, contracts
+export { type AgentDefinition as AgentFile, loadAgentFile, parseAgentFile } from "./config/agent-file.js";
+export { type LoadConfigurationOptions, loadConfiguration } from "./config/load-configuration.js";
+export { parseSetOverrides } from "./config/parse-set-overrides.js";
+export { resolveModelTargets, selectModelReferences } from "./config/resolve-model-targets.js";
+export type { AgentMessage, ToolInvocation } from "./contract/agent-message.js";
+export { type AgentOutcome, agentOutcomes, isSuccessfulOutcome } from "./contract/agent-outcome.js";
+export { buildExecutionContract } from "./contract/contract-factory.js";
+export type { ContractModelTargetInput, ContractSettings } from "./contract/contract-factory-input.js";
+export { computeContractHash } from "./contract/contract-hash.js";
+export type { ExecutionContract } from "./contract/execution-contract.js";
+export { canonicalJson } from "./foundation/canonical-json.js";
+// Errors, hashing, the environment seam
+export { CharterError } from "./foundation/charter-error.js";
+export { blake3Hex, contentHash } from "./foundation/content-hash.js";
+export {
+  deterministicEnvironment,
+  type RuntimeEnvironment,
+  systemEnvironment,
+} from "./foundation/environment.js";
+export type { ErrorCode } from "./foundation/error-codes.js";
+export { SecretRedactor } from "./foundation/secret-redactor.js";
+// Models
+export { ModelCallError, type ModelErrorClass } from "./model/model-call-error.js";
+export type { ModelClient, ModelRequest, ModelResponse, ModelUsage } from "./model/model-client.js";
+export { createOpenAICompatibleModelClient } from "./model/providers/openai-compatible-model-client.js";
+// Running agents
+export {
+  type AgentDefinition,
+  type AgentRunOptions,
+  type AgentRunOutput,
+  type PreparedAgent,
+  prepareAgent,
+} from "./runner/prepare-agent.js";
+export { type RunAgentOptions, runAgent } from "./runner/run-agent.js";
+export { type PreparedAgentRun, runPreparedAgent } from "./runner/run-prepared-agent.js";
+export type { AccountingEntry, LlmAccountingEntry, ToolAccountingEntry } from "./session/accounting-entry.js";
+export type { AIAgentResult } from "./session/agent-result.js";
+export type { CharterEvent, CharterEventType } from "./session/charter-event.js";
+export type { FinalReport } from "./session/final-report.js";
+// Testing your own agents
+export { type RecordedRequest, startScriptedOpenAIServer } from "./testing/scripted-openai-server.js";
+export type { ScriptedStep } from "./testing/scripted-openai-step.js";
+export { createStrictScriptedModel, type StrictScriptedModel } from "./testing/strict-scripted-model.js";
+// Tools
+export { createToolOutputTool } from "./tools/builtin/tool-output-tool.js";
+export { defineFunctionTool, type FunctionToolDefinition } from "./tools/define-function-tool.js";
+export type { McpServerHealth } from "./tools/mcp-server-health.js";
+export { createMcpSource, type McpSourceOptions } from "./tools/sources/mcp-source.js";
+export { createRestToolSource } from "./tools/sources/rest-tool-source.js";
+export { queueStage } from "./tools/stages/queue-stage.js";
+export type {
+  RegisteredTool,
+  ToolExecutionContext,
+  ToolOutput,
+  ToolSource,
+} from "./tools/tool-definition.js";
+export type { ToolExecutionResult } from "./tools/tool-execution-result.js";
+export { createToolQueues, processToolQueues } from "./tools/tool-queues.js";
+// Transcripts
+export { createInMemoryTranscriptWriter } from "./transcript/in-memory-transcript-writer.js";
+export { createJsonlTranscriptWriter } from "./transcript/jsonl-transcript-writer.js";
+export { verifyEntries, verifyRunDirectory } from "./transcript/verify-transcript.js";

@@ -1,0 +1,303 @@
+import type { AgentMessage } from "../contract/agent-message.js";
+import type { AgentOutcome } from "../contract/agent-outcome.js";
+import { computeContractHash } from "../contract/contract-hash.js";
+import type { ExecutionContract } from "../contract/execution-contract.js";
+import { canonicalJson } from "../foundation/canonical-json.js";
+import { CharterError } from "../foundation/charter-error.js";
+import { deepFreeze } from "../foundation/deep-freeze.js";
+import { SecretRedactor } from "../foundation/secret-redactor.js";
+import type { ModelErrorClass } from "../model/model-call-error.js";
+import type { ModelResponse } from "../model/model-client.js";
+import { adaptProtocol } from "../model/protocol-adapter.js";
+import { createTokenEstimator } from "../model/token-estimator.js";
+import { createSessionContext } from "../session/create-session-context.js";
+import type { ToolCallExecutor } from "../session/session-dependencies.js";
+import type { AttemptRecord, PreflightProblem, SessionEvent } from "../session/session-event.js";
+import { initialSessionState } from "../session/session-state.js";
+import { contractPreflightProblems, startTransition, transition } from "../session/transition.js";
+import type { TransitionOutput } from "../session/transition-output.js";
+import type { ToolExecutionResult } from "../tools/tool-execution-result.js";
+import { createHashChainTranscript } from "../transcript/hash-chain-transcript.js";
+import type { TranscriptEntry, TranscriptHeader } from "../transcript/transcript-entry.js";
+import { createFinalReportSupport } from "./final-report-support.js";
+
+/** A recorded run, from a run directory or a run store. */
+export interface RecordedRun {
+  readonly header: TranscriptHeader;
+  readonly contract: ExecutionContract;
+  readonly entries: readonly TranscriptEntry[];
+  readRaw(hash: string): Promise<unknown>;
+}
+
+export interface ReplayDivergence {
+  readonly seq: number;
+  readonly step_id: string;
+  readonly reason:
+    | "STATE_MISMATCH"
+    | "ACTION_MISMATCH"
+    | "RESULT_MISMATCH"
+    | "CHAIN_MISMATCH"
+    | "RECORD_ENDED"
+    | "EXTRA_ENTRIES";
+  readonly detail: string;
+}
+
+export interface ReplayReport {
+  readonly ok: boolean;
+  readonly outcome: AgentOutcome | null;
+  readonly recordedOutcome: AgentOutcome | null;
+  readonly headHash: string;
+  readonly recordedHeadHash: string | null;
+  readonly entries: number;
+  readonly divergence: ReplayDivergence | null;
+  /** With live tools: calls whose live result differs from the recorded one. */
+  readonly toolDivergences: readonly {
+    readonly callId: string;
+    readonly tool: string;
+    readonly detail: string;
+  }[];
+}
+
+interface InferResult {
+  readonly status: string;
+  readonly failure?: {
+    readonly errorClass: ModelErrorClass;
+    readonly code: string;
+    readonly message: string;
+    readonly statusCode: number | null;
+    readonly retryAfterMs: number | null;
+  };
+  readonly raw_response_hash: string | null;
+  readonly usage?: AttemptRecord["usage"];
+  readonly interrupted?: boolean;
+  readonly timed_out?: "total" | "step";
+}
+
+/**
+ * Replays a recorded run with no network (seed 002 Phase 3): the pure transition function is fed events rebuilt
+ * from the record — model responses through the same protocol adapter, tool results as recorded (or, with live
+ * tools, executed again) — and every entry it produces must hash exactly as the recorded one. The first entry
+ * that does not is named; otherwise the replay reproduces the outcome class and the chain head.
+ */
+export async function replayRecordedRun(
+  record: RecordedRun,
+  options: { liveTools?: ToolCallExecutor } = {},
+): Promise<ReplayReport> {
+  const contract = deepFreeze(structuredClone(record.contract)) as ExecutionContract;
+  if (computeContractHash(contract) !== record.header.contract_hash) {
+    throw new CharterError(
+      "TRANSCRIPT_INVALID",
+      "the recorded contract does not hash to the transcript's contract hash",
+      {
+        details: { runId: record.header.run_id },
+      },
+    );
+  }
+  const finalReport = createFinalReportSupport(contract.output.format, contract.output.schema);
+  const context = createSessionContext({
+    contract,
+    tokenEstimator: createTokenEstimator(),
+    validateFinalReport: finalReport.validateArguments,
+    validateTextAsJsonReport: finalReport.validateText,
+  });
+  const chain = createHashChainTranscript({
+    runId: record.header.run_id,
+    contractHash: record.header.contract_hash,
+    adapterVersion: record.header.adapter_version,
+    modelProfileId: record.header.model_profile_id,
+    redactor: new SecretRedactor(),
+  });
+  const entries = record.entries;
+  const first = entries[0];
+  const recordedOutcome = recordedOutcomeOf(entries);
+  if (first === undefined || first.state !== "PRECHECK") {
+    return report(null, chain.headHash, {
+      seq: 0,
+      step_id: first?.step_id ?? "",
+      reason: "STATE_MISMATCH",
+      detail: "the record does not start with PRECHECK",
+    });
+  }
+  const precheckAction = first.action as { conversation: AgentMessage[]; started_at: number };
+  let state = initialSessionState(
+    record.header.run_id,
+    precheckAction.started_at,
+    precheckAction.conversation,
+  );
+  let output: TransitionOutput = startTransition(state);
+  let position = 0;
+  const toolDivergences: { callId: string; tool: string; detail: string }[] = [];
+
+  function report(
+    outcome: AgentOutcome | null,
+    headHash: string,
+    divergence: ReplayDivergence | null,
+  ): ReplayReport {
+    return {
+      ok: divergence === null,
+      outcome,
+      recordedOutcome,
+      headHash,
+      recordedHeadHash: entries.at(-1)?.hash ?? null,
+      entries: chain.entryCount,
+      divergence,
+      toolDivergences,
+    };
+  }
+
+  for (;;) {
+    const effect = output.effect;
+    if (effect.type === "terminate") break;
+    const recorded = entries[position];
+    if (recorded === undefined) {
+      return report(null, chain.headHash, {
+        seq: position,
+        step_id: "",
+        reason: "RECORD_ENDED",
+        detail: `the record ends where the replay performs '${effect.type}'`,
+      });
+    }
+    const flags = (recorded.result ?? {}) as { interrupted?: boolean; timed_out?: "total" | "step" };
+    const common = {
+      now: recorded.timestamp,
+      interrupted: flags.interrupted === true,
+      timedOut: flags.timed_out ?? null,
+    };
+    let event: SessionEvent;
+    if (effect.type === "precheck") {
+      const recordedProblems = ((recorded.result as { problems?: PreflightProblem[] }).problems ??
+        []) as PreflightProblem[];
+      const fromContract = new Set(
+        contractPreflightProblems(context).map((problem) => canonicalJson(problem)),
+      );
+      event = {
+        type: "precheck_completed",
+        ...common,
+        problems: recordedProblems.filter((problem) => !fromContract.has(canonicalJson(problem))),
+      };
+    } else if (effect.type === "infer") {
+      if (recorded.state !== "INFER")
+        return report(
+          null,
+          chain.headHash,
+          mismatch(recorded, "STATE_MISMATCH", `the replay infers; the record has ${recorded.state}`),
+        );
+      const action = recorded.action as { raw_request_hash: string | null; txn_id: string };
+      const result = recorded.result as InferResult;
+      const target = contract.model_targets[effect.targetIndex];
+      const base = {
+        targetIndex: effect.targetIndex,
+        provider: target?.provider ?? "unknown",
+        model: target?.model ?? "unknown",
+        latencyMs: 0,
+        usage: result.usage ?? null,
+        rawRequestHash: action.raw_request_hash,
+        rawResponseHash: result.raw_response_hash,
+        txnId: action.txn_id,
+      };
+      let attempt: AttemptRecord;
+      if (result.status === "failed" && result.failure !== undefined) {
+        attempt = { ...base, adapterResult: null, failure: result.failure };
+      } else {
+        const payload = (await record.readRaw(result.raw_response_hash ?? "")) as {
+          model_response: Omit<ModelResponse, "rawRequest" | "rawResponse">;
+        };
+        const response: ModelResponse = { ...payload.model_response, rawRequest: null, rawResponse: null };
+        const adapterResult = adaptProtocol(response, {
+          strict: contract.strict_mode,
+          sourceModel: `${base.provider}/${base.model}`,
+          adapterVersion: contract.adapter_version,
+          rawHash: result.raw_response_hash ?? "",
+        });
+        attempt = { ...base, adapterResult, failure: null };
+      }
+      event = { type: "inference_completed", ...common, attempt };
+    } else {
+      if (recorded.state !== "EXECUTE")
+        return report(
+          null,
+          chain.headHash,
+          mismatch(recorded, "STATE_MISMATCH", `the replay executes tools; the record has ${recorded.state}`),
+        );
+      let results = (recorded.result as { results: ToolExecutionResult[] }).results;
+      if (options.liveTools !== undefined) {
+        const live: ToolExecutionResult[] = [];
+        let previousTool = state.lastExecutedTool;
+        for (const call of effect.calls) {
+          const result = await options.liveTools(call, {
+            signal: new AbortController().signal,
+            previousTool,
+            turn: effect.turn,
+          });
+          live.push(result);
+          if (result.executed) previousTool = call.name;
+          const recordedResult = results.find((candidate) => candidate.call_id === call.id);
+          if (
+            recordedResult === undefined ||
+            recordedResult.content !== result.content ||
+            recordedResult.status !== result.status
+          ) {
+            toolDivergences.push({
+              callId: call.id,
+              tool: call.name,
+              detail: `recorded ${recordedResult?.status ?? "nothing"}, live ${result.status}`,
+            });
+          }
+        }
+        results = live;
+      }
+      event = { type: "tools_completed", ...common, results };
+    }
+    output = transition(state, event, context);
+    state = output.state;
+    for (const produced of output.entries) {
+      const expected = entries[position];
+      const hash = chain.append(produced);
+      if (expected === undefined) {
+        return report(state.outcome, chain.headHash, {
+          seq: position,
+          step_id: produced.step_id,
+          reason: "EXTRA_ENTRIES",
+          detail: "the replay produced more entries than were recorded",
+        });
+      }
+      if (hash !== expected.hash)
+        return report(state.outcome, chain.headHash, describeDivergence(expected, produced));
+      position++;
+    }
+  }
+  if (position !== entries.length) {
+    return report(
+      state.outcome,
+      chain.headHash,
+      mismatch(entries[position]!, "EXTRA_ENTRIES", "the record continues after the replay terminated"),
+    );
+  }
+  return report(state.outcome, chain.headHash, null);
+}
+
+function mismatch(
+  entry: TranscriptEntry,
+  reason: ReplayDivergence["reason"],
+  detail: string,
+): ReplayDivergence {
+  return { seq: entry.seq, step_id: entry.step_id, reason, detail };
+}
+
+function describeDivergence(
+  expected: TranscriptEntry,
+  produced: { state: string; action: unknown; result: unknown },
+): ReplayDivergence {
+  if (expected.state !== produced.state)
+    return mismatch(expected, "STATE_MISMATCH", `recorded ${expected.state}, replayed ${produced.state}`);
+  if (canonicalJson(expected.action) !== canonicalJson(produced.action))
+    return mismatch(expected, "ACTION_MISMATCH", "the replayed action differs from the recorded one");
+  if (canonicalJson(expected.result) !== canonicalJson(produced.result))
+    return mismatch(expected, "RESULT_MISMATCH", "the replayed result differs from the recorded one");
+  return mismatch(expected, "CHAIN_MISMATCH", "the entry's chain link differs (step id, turn or timestamp)");
+}
+
+function recordedOutcomeOf(entries: readonly TranscriptEntry[]): AgentOutcome | null {
+  const last = entries.at(-1);
+  return last?.state === "TERMINATE" ? ((last.result as { outcome?: AgentOutcome }).outcome ?? null) : null;
+}

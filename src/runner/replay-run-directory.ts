@@ -1,0 +1,30 @@
+import { CharterError } from "../foundation/charter-error.js";
+import type { ToolCallExecutor } from "../session/session-dependencies.js";
+import { readRawPayload, readRunDirectory } from "../transcript/read-transcript.js";
+import { type ReplayReport, replayRecordedRun } from "./replay-recorded-run.js";
+
+/** `charter replay` over a run directory: reads the record, then replays it (see replayRecordedRun). */
+export async function replayRunDirectory(
+  runDirectory: string,
+  options: { liveTools?: ToolCallExecutor } = {},
+): Promise<ReplayReport> {
+  const record = await readRunDirectory(runDirectory);
+  if (record.contract === null) {
+    throw new CharterError(
+      "TRANSCRIPT_INVALID",
+      `the run in ${runDirectory} has no contract.json to replay under`,
+      {
+        details: { runDirectory },
+      },
+    );
+  }
+  return replayRecordedRun(
+    {
+      header: record.header,
+      contract: record.contract,
+      entries: record.entries,
+      readRaw: (hash) => readRawPayload(runDirectory, hash),
+    },
+    options,
+  );
+}

@@ -1,0 +1,230 @@
+import type { Kysely } from "kysely";
+import type { RuntimeEnvironment } from "../foundation/environment.js";
+import type { RunFinish } from "./commit-batch.js";
+import { exportStoredRun } from "./export-stored-run.js";
+import { importRunExport } from "./import-run-export.js";
+import { type RunStatus, runStatuses } from "./run-record.js";
+import { createRunRecordsAccess } from "./run-records-access.js";
+import { runSummaryColumns, toRunRecord, toRunSummary } from "./run-row.js";
+import type { RunStore, RunStoreBackend } from "./run-store.js";
+import type { TransactionRunner } from "./statement-program.js";
+import type { StoreDatabase } from "./store-database.js";
+import { runNotFound, storeError, toStoreError } from "./store-errors.js";
+import { createStoreGuard } from "./store-guard.js";
+import { storeRecordVersion } from "./store-record-version.js";
+import { createStoreStatements } from "./store-statements.js";
+import { createToolCacheAccess } from "./tool-cache-access.js";
+import { checkCommitBatch, commitBatchProgram } from "./write-commit-batch.js";
+
+export interface KyselyRunStoreOptions {
+  readonly database: Kysely<StoreDatabase>;
+  /** Runs the multi-statement transactions (batches, imports). */
+  readonly runner: TransactionRunner;
+  readonly backend: RunStoreBackend;
+  readonly location: string;
+  readonly schemaVersion: number;
+  readonly environment: RuntimeEnvironment;
+}
+
+const defaultListLimit = 50;
+const maximumListLimit = 1000;
+const reopenableStatuses: readonly RunStatus[] = ["running", "interrupted", "awaiting_approval"];
+const stoppedStatuses: ReadonlySet<string> = new Set(runStatuses.filter((status) => status !== "running"));
+
+/**
+ * The run store over a Kysely database: the same queries for SQLite and PostgreSQL, which differ only in how
+ * the database is opened (open-run-store.ts).
+ */
+export function createKyselyRunStore(options: KyselyRunStoreOptions): RunStore {
+  const { database, environment, runner } = options;
+  const statements = createStoreStatements(database);
+  const { guard, close } = createStoreGuard();
+
+  async function readRun(runId: string) {
+    const row = await database
+      .selectFrom("charter_runs as run")
+      .innerJoin("charter_run_contracts as documents", "documents.run_id", "run.run_id")
+      .selectAll("run")
+      .select(["documents.contract_json", "documents.header_json"])
+      .where("run.run_id", "=", runId)
+      .executeTakeFirst();
+    return row === undefined ? null : toRunRecord(row, row);
+  }
+
+  const store: RunStore = {
+    backend: options.backend,
+    location: options.location,
+    schemaVersion: options.schemaVersion,
+
+    createRun: (run) =>
+      guard("createRun", { runId: run.header.run_id }, async () => {
+        const { header, contract } = run;
+        if (header.run_id.length === 0 || header.contract_hash !== contract.contract_hash) {
+          throw storeError("batch_invalid", "the run's header and contract do not belong together", {
+            runId: header.run_id,
+            headerContractHash: header.contract_hash,
+            contractHash: contract.contract_hash,
+          });
+        }
+        const createdAt = run.createdAt ?? environment.now();
+        const row = {
+          run_id: header.run_id,
+          v: storeRecordVersion,
+          contract_id: contract.contract_id,
+          contract_hash: contract.contract_hash,
+          agent_id: run.agentId,
+          status: "running",
+          status_reason: null,
+          outcome: null,
+          error_code: null,
+          created_at: createdAt,
+          updated_at: createdAt,
+          finished_at: null,
+          tenant_id: run.tenantId ?? null,
+          correlation_id: run.correlationId ?? null,
+          parent_run_id: run.parentRunId ?? null,
+          turns: 0,
+          tokens_in: 0,
+          tokens_out: 0,
+          cost_usd: 0,
+          tools_used_json: "[]",
+          final_report_json: null,
+          head_hash: header.genesis_hash,
+          entry_count: 0,
+          accounting_count: 0,
+          tool_result_count: 0,
+        };
+        const documents = {
+          run_id: header.run_id,
+          v: storeRecordVersion,
+          contract_json: JSON.stringify(contract),
+          header_json: JSON.stringify(header),
+        };
+        try {
+          await runner.run(function* () {
+            yield* statements.insertRows("charter_runs", [row]);
+            yield* statements.insertRows("charter_run_contracts", [documents]);
+          });
+        } catch (error) {
+          const failure = toStoreError(error, "createRun", { runId: header.run_id });
+          if (failure.details.reason !== "duplicate_record") throw failure;
+          throw storeError("run_exists", `run ${header.run_id} is already stored`, { runId: header.run_id });
+        }
+        return toRunRecord(row, documents);
+      }),
+
+    appendCommit: (batch) =>
+      guard("appendCommit", { runId: batch.runId }, () => {
+        checkCommitBatch(batch);
+        const now = environment.now();
+        return runner.run(() => commitBatchProgram(database, statements, batch, null, now));
+      }),
+
+    finishRun: (finish: RunFinish) =>
+      guard("finishRun", { runId: finish.runId }, () => {
+        if (!stoppedStatuses.has(finish.status)) {
+          throw storeError("batch_invalid", `a run cannot be finished as ${finish.status}`, {
+            runId: finish.runId,
+            status: finish.status,
+          });
+        }
+        checkCommitBatch(finish);
+        const now = environment.now();
+        return runner.run(() => commitBatchProgram(database, statements, finish, finish, now));
+      }),
+
+    reopenRun: (runId, reopen = {}) =>
+      guard("reopenRun", { runId }, async () => {
+        const from = reopen.from ?? reopenableStatuses;
+        const row = await database
+          .updateTable("charter_runs")
+          .set({
+            status: "running",
+            status_reason: null,
+            outcome: null,
+            error_code: null,
+            finished_at: null,
+            updated_at: environment.now(),
+          })
+          .where("run_id", "=", runId)
+          .where("status", "in", [...from])
+          .returning("run_id")
+          .executeTakeFirst();
+        if (row !== undefined) {
+          const reopened = await readRun(runId);
+          if (reopened !== null) return reopened;
+        }
+        const current = await database
+          .selectFrom("charter_runs")
+          .select("status")
+          .where("run_id", "=", runId)
+          .executeTakeFirst();
+        if (current === undefined) throw runNotFound(runId);
+        throw storeError("status_not_allowed", `run ${runId} is ${current.status} and cannot be reopened`, {
+          runId,
+          status: current.status,
+          allowed: [...from],
+        });
+      }),
+
+    getRun: (runId) => guard("getRun", { runId }, () => readRun(runId)),
+
+    listRuns: (query = {}) =>
+      guard("listRuns", {}, async () => {
+        const limit = Math.min(Math.max(Math.trunc(query.limit ?? defaultListLimit), 1), maximumListLimit);
+        let select = database.selectFrom("charter_runs").select(runSummaryColumns);
+        if (query.status !== undefined) select = select.where("status", "=", query.status);
+        if (query.tenantId !== undefined) select = select.where("tenant_id", "=", query.tenantId);
+        if (query.agentId !== undefined) select = select.where("agent_id", "=", query.agentId);
+        const rows = await select
+          .orderBy("created_at", "desc")
+          .orderBy("run_id", "desc")
+          .limit(limit)
+          .offset(Math.max(Math.trunc(query.offset ?? 0), 0))
+          .execute();
+        return rows.map(toRunSummary);
+      }),
+
+    exportRun: (runId) =>
+      guard("exportRun", { runId }, async () => {
+        const run = await readRun(runId);
+        if (run === null) throw runNotFound(runId);
+        return exportStoredRun(database, run, options.schemaVersion);
+      }),
+
+    importRun: (exported) =>
+      guard("importRun", {}, () =>
+        importRunExport(database, runner, statements, exported, environment.now()),
+      ),
+
+    statistics: () =>
+      guard("statistics", {}, async () => {
+        const count = (table: keyof StoreDatabase) =>
+          database
+            .selectFrom(table)
+            .select((expression) => expression.fn.countAll<number>().as("count"))
+            .executeTakeFirstOrThrow()
+            .then((row) => Number(row.count));
+        const bytes = await database
+          .selectFrom("charter_raw_payloads")
+          .select((expression) => expression.fn.sum<number>("bytes").as("bytes"))
+          .executeTakeFirstOrThrow();
+        return {
+          runs: await count("charter_runs"),
+          entries: await count("charter_transcript_entries"),
+          rawPayloads: await count("charter_raw_payloads"),
+          rawPayloadBytes: Number(bytes.bytes ?? 0),
+          checkpoints: await count("charter_checkpoints"),
+          cacheEntries: await count("charter_tool_cache"),
+        };
+      }),
+
+    ...createRunRecordsAccess(database, guard, environment),
+    ...createToolCacheAccess(database, guard, environment),
+
+    async close() {
+      if (await close()) await database.destroy();
+    },
+  };
+  return store;
+}

@@ -1,0 +1,18 @@
+import type { Migration } from "kysely/migration";
+import { migration0001InitialSchema } from "./migration-0001-initial-schema.js";
+
+/**
+ * Every migration of the run store, by name. Kysely applies them in name order and records each one it
+ * applied in `charter_schema_migrations`; a migration, once released, is never edited: a change to the
+ * schema is a new entry here (and a new file), and `runStoreSchemaVersion` is the number of entries.
+ */
+export const runStoreMigrations: Readonly<Record<string, Migration>> = Object.freeze({
+  "0001_initial_schema": migration0001InitialSchema,
+});
+
+/** The schema version this Charter writes: the number of migrations it knows. */
+export const runStoreSchemaVersion = Object.keys(runStoreMigrations).length;
+
+/** The table Kysely keeps the applied migrations in, and its lock table. */
+export const migrationTableName = "charter_schema_migrations";
+export const migrationLockTableName = "charter_schema_migrations_lock";

@@ -1,0 +1,84 @@
+import type { TranscriptHeader } from "../transcript/transcript-entry.js";
+
+/** Where a run stands. Only a `running` run accepts entries; `reopenRun` makes a stopped run `running` again. */
+export const runStatuses = ["running", "completed", "failed", "interrupted", "awaiting_approval"] as const;
+export type RunStatus = (typeof runStatuses)[number];
+/** The statuses a run can be finished with. */
+export type StoppedRunStatus = Exclude<RunStatus, "running">;
+
+/** What a run consumed so far; the writer passes the session's counters at each COMMIT and at the end. */
+export interface RunTotals {
+  readonly turns: number;
+  readonly tokensIn: number;
+  readonly tokensOut: number;
+  readonly costUsd: number;
+  /** Names of the tools executed, in first-use order. */
+  readonly toolsUsed: readonly string[];
+}
+
+/** A run as `listRuns` returns it: everything but the contract and the transcript header. */
+export interface RunSummary {
+  /** The format version of the stored record. */
+  readonly v: number;
+  readonly runId: string;
+  readonly contractId: string;
+  readonly contractHash: string;
+  readonly agentId: string;
+  readonly status: RunStatus;
+  /** Why the run stopped where the outcome alone does not say (`approval_required`, say). */
+  readonly statusReason: string | null;
+  /** The session's outcome (`COMPLETED_WITH_TOOLS`, `INTERRUPTED`...), null while running. */
+  readonly outcome: string | null;
+  readonly errorCode: string | null;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+  readonly finishedAt: number | null;
+  readonly tenantId: string | null;
+  readonly correlationId: string | null;
+  readonly parentRunId: string | null;
+  readonly totals: RunTotals;
+  readonly finalReport: unknown;
+  /** The hash of the last stored entry (the genesis hash before the first). */
+  readonly headHash: string;
+  readonly entryCount: number;
+  readonly accountingCount: number;
+  readonly toolResultCount: number;
+}
+
+/** A run with its contract and transcript header, as `getRun` returns it. */
+export interface RunRecord extends RunSummary {
+  /** The run's execution contract as it was stored (plain JSON; validate it before running under it). */
+  readonly contract: unknown;
+  readonly header: TranscriptHeader;
+}
+
+/** What `createRun` needs: the transcript header, the contract it is bound to, and who the run is for. */
+export interface NewRun {
+  readonly header: TranscriptHeader;
+  /** The run's execution contract (its instance: `contract_id` and `contract_hash` are read from it). */
+  readonly contract: { readonly contract_id: string; readonly contract_hash: string };
+  readonly agentId: string;
+  readonly tenantId?: string | null;
+  readonly correlationId?: string | null;
+  readonly parentRunId?: string | null;
+  /** Defaults to the store's clock. */
+  readonly createdAt?: number;
+}
+
+/** A filter for `listRuns`; runs come newest first. */
+export interface RunQuery {
+  /** Default 50, at most 1000. */
+  readonly limit?: number;
+  readonly offset?: number;
+  readonly status?: RunStatus;
+  readonly tenantId?: string;
+  readonly agentId?: string;
+}
+
+export const emptyRunTotals: RunTotals = Object.freeze({
+  turns: 0,
+  tokensIn: 0,
+  tokensOut: 0,
+  costUsd: 0,
+  toolsUsed: Object.freeze([]) as readonly string[],
+});

@@ -1,0 +1,228 @@
+import type { Kysely } from "kysely";
+import type { RuntimeEnvironment } from "../foundation/environment.js";
+import type { AccountingEntry } from "../session/accounting-entry.js";
+import type { TranscriptEntry } from "../transcript/transcript-entry.js";
+import type { CheckpointDocument, ToolOutputInput } from "./commit-batch.js";
+import type { PageOptions, RunStore } from "./run-store.js";
+import type { StoreDatabase } from "./store-database.js";
+import { runNotFound } from "./store-errors.js";
+import type { StoreGuard } from "./store-guard.js";
+import { storeRecordVersion } from "./store-record-version.js";
+import type { CheckpointRecord, StoredEntryLine, StoredRawPayload } from "./stored-records.js";
+
+/** Rows read per query when a run's entries or payloads are streamed. */
+const defaultPageSize = 1000;
+const maximumPageSize = 10_000;
+
+function pageSizeOf(options: PageOptions): number {
+  return Math.min(Math.max(Math.trunc(options.pageSize ?? defaultPageSize), 1), maximumPageSize);
+}
+
+export type RunRecordsAccess = Pick<
+  RunStore,
+  | "readEntryLines"
+  | "readEntries"
+  | "readRaw"
+  | "readRunRawPayloads"
+  | "latestCheckpoint"
+  | "readCheckpoint"
+  | "readAccounting"
+  | "readToolResults"
+  | "recordToolOutput"
+  | "listToolOutputs"
+>;
+
+/** The store's reads of what a run recorded (entries, payloads, checkpoints...) and its tool outputs. */
+export function createRunRecordsAccess(
+  database: Kysely<StoreDatabase>,
+  guard: StoreGuard,
+  environment: RuntimeEnvironment,
+): RunRecordsAccess {
+  async function* pagedEntryLines(
+    runId: string,
+    fromSeq: number,
+    pageSize: number,
+  ): AsyncGenerator<readonly StoredEntryLine[]> {
+    let next = fromSeq;
+    for (;;) {
+      const rows = await guard("readEntryLines", { runId }, () =>
+        database
+          .selectFrom("charter_transcript_entries")
+          .select(["seq", "step_id", "state", "turn", "hash", "line"])
+          .where("run_id", "=", runId)
+          .where("seq", ">=", next)
+          .orderBy("seq")
+          .limit(pageSize)
+          .execute(),
+      );
+      if (rows.length > 0) {
+        yield rows.map((row) => ({
+          seq: row.seq,
+          stepId: row.step_id,
+          state: row.state,
+          turn: row.turn,
+          hash: row.hash,
+          line: row.line,
+        }));
+      }
+      if (rows.length < pageSize) return;
+      next = (rows[rows.length - 1]?.seq ?? next) + 1;
+    }
+  }
+
+  return {
+    readEntryLines: (runId, range = {}) => pagedEntryLines(runId, range.fromSeq ?? 0, pageSizeOf(range)),
+
+    async *readEntries(runId, range = {}) {
+      for await (const page of pagedEntryLines(runId, range.fromSeq ?? 0, defaultPageSize)) {
+        for (const stored of page) yield JSON.parse(stored.line) as TranscriptEntry;
+      }
+    },
+
+    readRaw: (hash) =>
+      guard("readRaw", { hash }, async () => {
+        const row = await database
+          .selectFrom("charter_raw_payloads")
+          .select("json")
+          .where("hash", "=", hash)
+          .executeTakeFirst();
+        return row?.json ?? null;
+      }),
+
+    async *readRunRawPayloads(runId, paging = {}): AsyncGenerator<readonly StoredRawPayload[]> {
+      const pageSize = pageSizeOf(paging);
+      let after = "";
+      for (;;) {
+        const rows = await guard("readRunRawPayloads", { runId }, () =>
+          database
+            .selectFrom("charter_run_raw_payloads as link")
+            .innerJoin("charter_raw_payloads as raw", "raw.hash", "link.hash")
+            .select(["raw.hash", "raw.json"])
+            .where("link.run_id", "=", runId)
+            .where("link.hash", ">", after)
+            .orderBy("link.hash")
+            .limit(pageSize)
+            .execute(),
+        );
+        if (rows.length > 0) yield rows;
+        if (rows.length < pageSize) return;
+        after = rows[rows.length - 1]?.hash ?? after;
+      }
+    },
+
+    latestCheckpoint: (runId) =>
+      guard("latestCheckpoint", { runId }, async () => {
+        const row = await database
+          .selectFrom("charter_checkpoints")
+          .selectAll()
+          .where("run_id", "=", runId)
+          .orderBy("seq", "desc")
+          .limit(1)
+          .executeTakeFirst();
+        return row === undefined ? null : toCheckpointRecord(row);
+      }),
+
+    readCheckpoint: (runId, seq) =>
+      guard("readCheckpoint", { runId, seq }, async () => {
+        const row = await database
+          .selectFrom("charter_checkpoints")
+          .selectAll()
+          .where("run_id", "=", runId)
+          .where("seq", "=", seq)
+          .executeTakeFirst();
+        return row === undefined ? null : toCheckpointRecord(row);
+      }),
+
+    readAccounting: (runId) =>
+      guard("readAccounting", { runId }, async () => {
+        const rows = await database
+          .selectFrom("charter_accounting_entries")
+          .select("entry_json")
+          .where("run_id", "=", runId)
+          .orderBy("position")
+          .execute();
+        return rows.map((row) => JSON.parse(row.entry_json) as AccountingEntry);
+      }),
+
+    readToolResults: (runId, filter = {}) =>
+      guard("readToolResults", { runId }, async () => {
+        let select = database.selectFrom("charter_tool_results").selectAll().where("run_id", "=", runId);
+        if (filter.requestHash !== undefined) select = select.where("request_hash", "=", filter.requestHash);
+        const rows = await select.orderBy("position").execute();
+        return rows.map((row) => ({
+          runId: row.run_id,
+          position: row.position,
+          turn: row.turn,
+          callId: row.call_id,
+          toolName: row.tool_name,
+          server: row.server,
+          requestHash: row.request_hash,
+          status: row.status,
+          errorCode: row.error_code,
+          result: JSON.parse(row.result_json) as unknown,
+          createdAt: row.created_at,
+        }));
+      }),
+
+    recordToolOutput: (runId, output: ToolOutputInput) =>
+      guard("recordToolOutput", { runId, handle: output.handle }, async () => {
+        const run = await database
+          .selectFrom("charter_runs")
+          .select("run_id")
+          .where("run_id", "=", runId)
+          .executeTakeFirst();
+        if (run === undefined) throw runNotFound(runId);
+        await database
+          .insertInto("charter_tool_outputs")
+          .values({
+            run_id: runId,
+            handle: output.handle,
+            v: storeRecordVersion,
+            tool_name: output.toolName,
+            call_id: output.callId,
+            bytes: output.bytes,
+            lines: output.lines,
+            path: output.path,
+            created_at: environment.now(),
+          })
+          .execute();
+      }),
+
+    listToolOutputs: (runId) =>
+      guard("listToolOutputs", { runId }, async () => {
+        const rows = await database
+          .selectFrom("charter_tool_outputs")
+          .selectAll()
+          .where("run_id", "=", runId)
+          .orderBy("created_at")
+          .orderBy("handle")
+          .execute();
+        return rows.map((row) => ({
+          runId: row.run_id,
+          handle: row.handle,
+          toolName: row.tool_name,
+          callId: row.call_id,
+          bytes: row.bytes,
+          lines: row.lines,
+          path: row.path,
+          createdAt: row.created_at,
+        }));
+      }),
+  };
+}
+
+function toCheckpointRecord(row: {
+  run_id: string;
+  seq: number;
+  turn: number;
+  created_at: number;
+  checkpoint_json: string;
+}): CheckpointRecord {
+  return {
+    runId: row.run_id,
+    seq: row.seq,
+    turn: row.turn,
+    createdAt: row.created_at,
+    document: JSON.parse(row.checkpoint_json) as CheckpointDocument,
+  };
+}

@@ -1,0 +1,93 @@
+import type { AccountingEntry } from "../session/accounting-entry.js";
+import type { TranscriptEntry } from "../transcript/transcript-entry.js";
+import type { CommitBatch, CommitReceipt, RunFinish, ToolOutputInput } from "./commit-batch.js";
+import type { RunExport } from "./run-export.js";
+import type { NewRun, RunQuery, RunRecord, RunStatus, RunSummary } from "./run-record.js";
+import type {
+  CheckpointRecord,
+  RunStoreStatistics,
+  StoredEntryLine,
+  StoredRawPayload,
+  ToolCacheEntry,
+  ToolCachePut,
+  ToolOutputRecord,
+  ToolResultRecord,
+} from "./stored-records.js";
+
+export type RunStoreBackend = "sqlite" | "postgres";
+
+export interface PageOptions {
+  /** Rows per page; default 1000, at most 10000. */
+  readonly pageSize?: number;
+}
+
+/**
+ * Durable storage of runs: their contract and status, hash-chained transcript, raw provider payloads
+ * (content-addressed, shared across runs), checkpoints, accounting, tool results and stored outputs, and the
+ * read-only tool cache. Two backends implement it, SQLite and PostgreSQL, and pass the same conformance suite.
+ *
+ * Errors are CharterErrors: RUN_NOT_FOUND for an unknown run, otherwise the codes of store-errors.ts with a
+ * stable `details.reason`.
+ */
+export interface RunStore {
+  readonly backend: RunStoreBackend;
+  /** The database file, or the connection URL without its password. */
+  readonly location: string;
+  /** The schema version of the database (the number of migrations applied). */
+  readonly schemaVersion: number;
+
+  /** Stores a new `running` run with no entries: its head is the header's genesis hash. */
+  createRun(run: NewRun): Promise<RunRecord>;
+  /**
+   * Stores one batch in one transaction, after checking that it continues the stored chain (its first
+   * entry's seq is the stored entry count and its prev_hash the stored head) and that the run is `running`.
+   */
+  appendCommit(batch: CommitBatch): Promise<CommitReceipt>;
+  /** Stores the last batch and stops the run (status, outcome, final report), in one transaction. */
+  finishRun(finish: RunFinish): Promise<CommitReceipt>;
+  /** Makes a stopped run `running` again (to resume it). Refuses a status outside `from`. */
+  reopenRun(runId: string, options?: { readonly from?: readonly RunStatus[] }): Promise<RunRecord>;
+
+  getRun(runId: string): Promise<RunRecord | null>;
+  listRuns(query?: RunQuery): Promise<RunSummary[]>;
+  /**
+   * The stored lines in seq order, a page (default 1000 lines) at a time, so that a reader of a long
+   * transcript pays one await per page rather than per line; `fromSeq` skips the entries before it.
+   */
+  readEntryLines(
+    runId: string,
+    options?: PageOptions & { readonly fromSeq?: number },
+  ): AsyncIterable<readonly StoredEntryLine[]>;
+  /** The stored entries in seq order, parsed. */
+  readEntries(runId: string, options?: { readonly fromSeq?: number }): AsyncIterable<TranscriptEntry>;
+  /** A raw payload's canonical JSON by content hash, whichever run stored it. */
+  readRaw(hash: string): Promise<string | null>;
+  /** The raw payloads a run stored, in hash order, a page at a time. */
+  readRunRawPayloads(runId: string, options?: PageOptions): AsyncIterable<readonly StoredRawPayload[]>;
+  /** The checkpoint with the highest seq, or null before the first COMMIT. */
+  latestCheckpoint(runId: string): Promise<CheckpointRecord | null>;
+  readCheckpoint(runId: string, seq: number): Promise<CheckpointRecord | null>;
+  readAccounting(runId: string): Promise<AccountingEntry[]>;
+  /** A run's tool results in commit order; with `requestHash`, only the results of that request. */
+  readToolResults(runId: string, options?: { readonly requestHash?: string }): Promise<ToolResultRecord[]>;
+
+  /** Records an oversized output stored behind a handle, outside a batch. */
+  recordToolOutput(runId: string, output: ToolOutputInput): Promise<void>;
+  listToolOutputs(runId: string): Promise<ToolOutputRecord[]>;
+
+  /** The cached entry when `now < expiresAt` (now defaults to the store's clock), else null. */
+  cacheGet(key: string, now?: number): Promise<ToolCacheEntry | null>;
+  /** Stores or replaces the cached entry for the key. */
+  cachePut(entry: ToolCachePut): Promise<void>;
+  /** Deletes the entries expired at `now`; returns how many. */
+  cachePurgeExpired(now?: number): Promise<number>;
+
+  /** Everything stored for a run, in the versioned export format (fixtures, backups, moving a run). */
+  exportRun(runId: string): Promise<RunExport>;
+  /** Stores a run from an export of any supported version, in one transaction; refuses an existing run id. */
+  importRun(exported: unknown): Promise<RunRecord>;
+
+  statistics(): Promise<RunStoreStatistics>;
+  /** Waits for running operations and closes the database; the store accepts nothing afterwards. */
+  close(): Promise<void>;
+}

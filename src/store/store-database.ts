@@ -1,0 +1,135 @@
+/**
+ * The tables of the run store as Kysely sees them (see docs/store.md for what each column means). Every row
+ * carries `v`, the format version of the record it holds; timestamps are milliseconds since the epoch.
+ * JSON is kept as text, never as a JSON column type: the store hands back exactly the bytes it was given.
+ */
+export interface StoreDatabase {
+  charter_runs: RunsTable;
+  charter_run_contracts: RunContractsTable;
+  charter_transcript_entries: TranscriptEntriesTable;
+  charter_raw_payloads: RawPayloadsTable;
+  charter_run_raw_payloads: RunRawPayloadsTable;
+  charter_checkpoints: CheckpointsTable;
+  charter_accounting_entries: AccountingEntriesTable;
+  charter_tool_results: ToolResultsTable;
+  charter_tool_outputs: ToolOutputsTable;
+  charter_tool_cache: ToolCacheTable;
+}
+
+export interface RunsTable {
+  run_id: string;
+  v: number;
+  contract_id: string;
+  contract_hash: string;
+  agent_id: string;
+  status: string;
+  status_reason: string | null;
+  outcome: string | null;
+  error_code: string | null;
+  created_at: number;
+  updated_at: number;
+  finished_at: number | null;
+  tenant_id: string | null;
+  correlation_id: string | null;
+  parent_run_id: string | null;
+  turns: number;
+  tokens_in: number;
+  tokens_out: number;
+  cost_usd: number;
+  tools_used_json: string;
+  final_report_json: string | null;
+  head_hash: string;
+  entry_count: number;
+  accounting_count: number;
+  tool_result_count: number;
+}
+
+/** A run's contract and transcript header: written once, read to verify or resume. */
+export interface RunContractsTable {
+  run_id: string;
+  v: number;
+  contract_json: string;
+  header_json: string;
+}
+
+export interface TranscriptEntriesTable {
+  run_id: string;
+  seq: number;
+  v: number;
+  step_id: string;
+  state: string;
+  turn: number;
+  timestamp: number;
+  hash: string;
+  /** The entry's exact canonical line (without its newline), as the transcript module wrote it. */
+  line: string;
+}
+
+export interface RawPayloadsTable {
+  hash: string;
+  v: number;
+  json: string;
+  bytes: number;
+  created_at: number;
+}
+
+export interface RunRawPayloadsTable {
+  run_id: string;
+  hash: string;
+}
+
+export interface CheckpointsTable {
+  run_id: string;
+  seq: number;
+  v: number;
+  turn: number;
+  created_at: number;
+  checkpoint_json: string;
+}
+
+export interface AccountingEntriesTable {
+  run_id: string;
+  position: number;
+  v: number;
+  type: string;
+  turn: number;
+  timestamp: number;
+  entry_json: string;
+}
+
+export interface ToolResultsTable {
+  run_id: string;
+  position: number;
+  v: number;
+  turn: number;
+  call_id: string;
+  tool_name: string;
+  server: string | null;
+  request_hash: string;
+  status: string;
+  error_code: string | null;
+  created_at: number;
+  result_json: string;
+}
+
+export interface ToolOutputsTable {
+  run_id: string;
+  handle: string;
+  v: number;
+  tool_name: string;
+  call_id: string;
+  bytes: number;
+  lines: number;
+  path: string;
+  created_at: number;
+}
+
+export interface ToolCacheTable {
+  cache_key: string;
+  v: number;
+  server: string | null;
+  tool: string;
+  value_json: string;
+  created_at: number;
+  expires_at: number;
+}

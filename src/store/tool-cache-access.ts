@@ -1,0 +1,75 @@
+import type { Kysely } from "kysely";
+import type { RuntimeEnvironment } from "../foundation/environment.js";
+import type { RunStore } from "./run-store.js";
+import type { StoreDatabase } from "./store-database.js";
+import type { StoreGuard } from "./store-guard.js";
+import { storeRecordVersion } from "./store-record-version.js";
+
+export type ToolCacheAccess = Pick<RunStore, "cacheGet" | "cachePut" | "cachePurgeExpired">;
+
+/**
+ * The read-only tool cache: entries keyed by `toolRequestHash`, served while `now < expiresAt` by the
+ * store's clock (or the caller's `now`). Whether a lookup is a hit or a miss is the caller's to account.
+ */
+export function createToolCacheAccess(
+  database: Kysely<StoreDatabase>,
+  guard: StoreGuard,
+  environment: RuntimeEnvironment,
+): ToolCacheAccess {
+  return {
+    cacheGet: (key, now = environment.now()) =>
+      guard("cacheGet", { key }, async () => {
+        const row = await database
+          .selectFrom("charter_tool_cache")
+          .selectAll()
+          .where("cache_key", "=", key)
+          .where("expires_at", ">", now)
+          .executeTakeFirst();
+        if (row === undefined) return null;
+        return {
+          key: row.cache_key,
+          server: row.server,
+          tool: row.tool,
+          value: JSON.parse(row.value_json) as unknown,
+          createdAt: row.created_at,
+          expiresAt: row.expires_at,
+        };
+      }),
+
+    cachePut: (entry) =>
+      guard("cachePut", { key: entry.key }, async () => {
+        const row = {
+          cache_key: entry.key,
+          v: storeRecordVersion,
+          server: entry.server,
+          tool: entry.tool,
+          value_json: JSON.stringify(entry.value ?? null),
+          created_at: entry.createdAt ?? environment.now(),
+          expires_at: entry.expiresAt,
+        };
+        await database
+          .insertInto("charter_tool_cache")
+          .values(row)
+          .onConflict((conflict) =>
+            conflict.column("cache_key").doUpdateSet({
+              v: row.v,
+              server: row.server,
+              tool: row.tool,
+              value_json: row.value_json,
+              created_at: row.created_at,
+              expires_at: row.expires_at,
+            }),
+          )
+          .execute();
+      }),
+
+    cachePurgeExpired: (now = environment.now()) =>
+      guard("cachePurgeExpired", {}, async () => {
+        const result = await database
+          .deleteFrom("charter_tool_cache")
+          .where("expires_at", "<=", now)
+          .executeTakeFirst();
+        return Number(result.numDeletedRows);
+      }),
+  };
+}

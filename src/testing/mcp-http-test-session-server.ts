@@ -1,0 +1,115 @@
+import { setTimeout as delay } from "node:timers/promises";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+
+/** A tool execution the server performed: what actually ran, as opposed to what was sent. */
+export interface ExecutedMcpToolCall {
+  readonly tool: string;
+  readonly arguments: Readonly<Record<string, unknown>>;
+}
+
+function text(value: string): CallToolResult {
+  return { content: [{ type: "text", text: value }] };
+}
+
+/**
+ * The MCP server behind one session of the HTTP test server (the SDK needs one instance per session). Every
+ * instance logs the tools it executes into the same list.
+ */
+export function createMcpHttpTestSessionServer(executed: ExecutedMcpToolCall[]): McpServer {
+  const server = new McpServer({ name: "charter-http-test", version: "1.0.0" });
+  const log = (tool: string, args: Record<string, unknown>) => executed.push({ tool, arguments: args });
+
+  server.registerTool(
+    "echo",
+    {
+      description: "Returns its text unchanged.",
+      inputSchema: { text: z.string() },
+      annotations: { readOnlyHint: true },
+    },
+    async (args) => {
+      log("echo", args);
+      return text(args.text);
+    },
+  );
+  server.registerTool(
+    "add",
+    { description: "Adds two numbers.", inputSchema: { a: z.number(), b: z.number() } },
+    async (args) => {
+      log("add", args);
+      return text(String(args.a + args.b));
+    },
+  );
+  server.registerTool(
+    "record",
+    {
+      description: "Records its value: a tool with a side effect.",
+      inputSchema: { value: z.string() },
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+    },
+    async (args) => {
+      log("record", args);
+      return text(`recorded ${args.value}`);
+    },
+  );
+  server.registerTool(
+    "purge",
+    {
+      description: "Deletes everything (pretends to).",
+      inputSchema: { scope: z.string() },
+      annotations: {
+        title: "Purge",
+        readOnlyHint: false,
+        destructiveHint: true,
+        idempotentHint: true,
+        openWorldHint: false,
+      },
+    },
+    async (args) => {
+      log("purge", args);
+      return text(`purged ${args.scope}`);
+    },
+  );
+  server.registerTool(
+    "slow",
+    {
+      description: "Waits the given milliseconds, then answers 'done'.",
+      inputSchema: { ms: z.number().int().min(0) },
+      annotations: { readOnlyHint: true },
+    },
+    async (args, extra) => {
+      log("slow", args);
+      try {
+        await delay(args.ms, undefined, { signal: extra.signal });
+      } catch {
+        return text("cancelled");
+      }
+      return text("done");
+    },
+  );
+  // Never reached: the HTTP handler drops the connection when these are called, after logging the call.
+  server.registerTool(
+    "vanish",
+    { description: "Runs, then the server drops the connection without answering.", inputSchema: {} },
+    async () => text("unreachable"),
+  );
+  server.registerTool(
+    "vanish_read_only",
+    {
+      description: "Like vanish, for a read-only tool.",
+      inputSchema: {},
+      annotations: { readOnlyHint: true },
+    },
+    async () => text("unreachable"),
+  );
+  server.registerTool(
+    "fail",
+    { description: "Reports a tool error with the given message.", inputSchema: { message: z.string() } },
+    async (args) => {
+      log("fail", args);
+      return { content: [{ type: "text", text: args.message }], isError: true };
+    },
+  );
+  return server;
+}

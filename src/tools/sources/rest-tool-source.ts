@@ -1,0 +1,173 @@
+import type { ToolManifestEntry } from "../../contract/execution-contract.js";
+import { CharterError } from "../../foundation/charter-error.js";
+import { deepFreeze } from "../../foundation/deep-freeze.js";
+import { compileJsonSchema } from "../compile-json-schema.js";
+import { describeError } from "../describe-error.js";
+import type { RegisteredTool, ToolExecutionContext, ToolOutput, ToolSource } from "../tool-definition.js";
+import { restResponseToOutput } from "./rest-response-to-output.js";
+import { expandBody, expandHeader, expandUrl, placeholdersIn } from "./rest-template.js";
+import type { RestToolDefinition, RestToolMethod } from "./rest-tool-definition.js";
+import { systemCodeOf } from "./system-code-of.js";
+
+export interface RestToolSourceOptions {
+  /** The most bytes of a response body that are read; a longer body fails the call. Default 10 MiB. */
+  readonly maxResponseBytes?: number;
+}
+
+/** The prefix of every REST tool's name as the model sees it: `rest__<name>`. */
+export const restToolPrefix = "rest__";
+
+const methods: readonly RestToolMethod[] = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"];
+const namePattern = /^[A-Za-z0-9_-]{1,58}$/;
+const headerNamePattern = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** The most bytes of a response body read when `maxResponseBytes` is not given: 10 MiB. */
+export const defaultRestMaxResponseBytes = 10 * 1024 * 1024;
+const defaultParametersSchema = Object.freeze({
+  type: "object",
+  properties: {},
+  additionalProperties: false,
+});
+
+function invalid(name: string, key: string, reason: string): CharterError {
+  return new CharterError("CONFIGURATION_INVALID", `restTools.${name}.${key}: ${reason}`, {
+    details: { tool: name, key: `restTools.${name}.${key}`, reason },
+  });
+}
+
+/** What HTTP itself promises about a method (RFC 9110 §9.2): GET and HEAD are safe, PUT and DELETE idempotent. */
+function annotationsFor(method: RestToolMethod): Record<string, unknown> {
+  if (method === "GET" || method === "HEAD") return { readOnlyHint: true, openWorldHint: true };
+  if (method === "PUT" || method === "DELETE") return { idempotentHint: true, openWorldHint: true };
+  return { openWorldHint: true };
+}
+
+/** The URL as a description may show it: no credentials, query or fragment, which may hold secrets. */
+function describedUrl(url: string): string {
+  return (url.split(/[?#]/)[0] ?? "").replace(/^([a-z]+:\/\/)[^/@]*@/i, "$1");
+}
+
+/** Checks a definition once, at start, so that a mistake is a configuration error rather than a failed call. */
+function checkDefinition(name: string, definition: RestToolDefinition): Readonly<Record<string, unknown>> {
+  if (!namePattern.test(name))
+    throw invalid(name, "name", "a REST tool name is 1-58 letters, digits, _ or -");
+  if (!methods.includes(definition.method)) {
+    throw invalid(name, "method", `expected one of ${methods.join(", ")}`);
+  }
+  const sample = definition.url.replace(/\$\{parameters\.[^}]*\}/g, "x");
+  if (!URL.canParse(sample) || !["http:", "https:"].includes(new URL(sample).protocol)) {
+    throw invalid(name, "url", "expected an absolute http:// or https:// URL");
+  }
+  for (const header of Object.keys(definition.headers ?? {})) {
+    if (!headerNamePattern.test(header))
+      throw invalid(name, "headers", `'${header}' is not a valid header name`);
+  }
+  const hasBody = definition.bodyTemplate !== undefined && definition.bodyTemplate !== null;
+  if (hasBody && (definition.method === "GET" || definition.method === "HEAD")) {
+    throw invalid(name, "bodyTemplate", `a ${definition.method} request has no body`);
+  }
+  const schema = definition.parametersSchema ?? defaultParametersSchema;
+  if (schema.type !== "object")
+    throw invalid(name, "parametersSchema", 'expected a schema with type "object"');
+  try {
+    compileJsonSchema(schema);
+  } catch (error) {
+    throw invalid(name, "parametersSchema", describeError(error));
+  }
+  const { paths, malformed } = placeholdersIn([
+    definition.url,
+    definition.headers ?? {},
+    definition.bodyTemplate,
+  ]);
+  if (malformed.length > 0) {
+    throw invalid(name, "url", `malformed placeholder ${malformed[0]} (expected \${parameters.name})`);
+  }
+  const properties = schema.properties;
+  if (properties !== null && typeof properties === "object") {
+    const unknown = paths.find((path) => !Object.hasOwn(properties, path.split(".")[0] ?? ""));
+    if (unknown !== undefined) {
+      throw invalid(name, "parametersSchema", `\${parameters.${unknown}} names no property of the schema`);
+    }
+  }
+  return schema;
+}
+
+function restTool(name: string, definition: RestToolDefinition, maxResponseBytes: number): RegisteredTool {
+  const schema = checkDefinition(name, definition);
+  const { method, timeout } = definition;
+  const headerTemplates = Object.entries(definition.headers ?? {});
+  const hasBody = definition.bodyTemplate !== undefined && definition.bodyTemplate !== null;
+  const manifest: ToolManifestEntry = deepFreeze({
+    name: `${restToolPrefix}${name}`,
+    description: definition.description ?? `${method} ${describedUrl(definition.url)}`,
+    input_schema: structuredClone(schema) as Record<string, unknown>,
+    // The contract's source kinds are builtin, mcp and function: a REST tool is a function of Charter's own,
+    // and `server: "rest"` names it in accounting (`mcpServer: "rest"`, `command: <name>`).
+    source: { kind: "function" as const, server: "rest", tool: name },
+    annotations: annotationsFor(method),
+  });
+
+  async function execute(
+    input: Readonly<Record<string, unknown>>,
+    context: ToolExecutionContext,
+  ): Promise<ToolOutput> {
+    const url = expandUrl(definition.url, input);
+    if (!URL.canParse(url)) {
+      throw new CharterError("TOOL_INPUT_INVALID", "the parameters do not make a valid URL", {
+        details: { tool: name },
+      });
+    }
+    const headers = new Headers();
+    for (const [header, template] of headerTemplates)
+      headers.set(header, expandHeader(header, template, input));
+    let body: string | undefined;
+    if (hasBody) {
+      body = JSON.stringify(expandBody(definition.bodyTemplate, input));
+      if (!headers.has("content-type")) headers.set("content-type", "application/json");
+    }
+    if (!headers.has("accept")) headers.set("accept", "application/json, text/*;q=0.9, */*;q=0.8");
+    const deadline = timeout == null ? null : AbortSignal.timeout(timeout);
+    const signal = deadline === null ? context.signal : AbortSignal.any([context.signal, deadline]);
+    const timedOut = () => deadline?.aborted === true && !context.signal.aborted;
+    try {
+      const response = await fetch(url, { method, headers, ...(body === undefined ? {} : { body }), signal });
+      return await restResponseToOutput(response, { method, maxBytes: maxResponseBytes });
+    } catch (error) {
+      if (timedOut()) {
+        throw new CharterError("TOOL_TIMEOUT", `no complete response within ${timeout} ms`, {
+          details: { tool: name, timeout },
+        });
+      }
+      if (CharterError.isInstance(error)) throw error;
+      const systemCode = systemCodeOf(error);
+      throw new CharterError(
+        "TOOL_EXECUTION_FAILED",
+        `the request failed: ${systemCode ?? describeError(error)}`,
+        { details: { tool: name, ...(systemCode === null ? {} : { systemCode }) } },
+      );
+    }
+  }
+
+  return { manifest, queue: definition.queue ?? null, execute };
+}
+
+/**
+ * Tools defined in configuration that call HTTP APIs (`restTools.<name>`), offered to the model as
+ * `rest__<name>`. `start()` checks every definition (CONFIGURATION_INVALID on the first mistake) and makes
+ * no request. Each call's arguments are validated against `parametersSchema` by the pipeline before this
+ * source sees them; the request is then built from the templates, and the response becomes the output.
+ */
+export function createRestToolSource(
+  restTools: Readonly<Record<string, RestToolDefinition>>,
+  options: RestToolSourceOptions = {},
+): ToolSource {
+  const maxResponseBytes = options.maxResponseBytes ?? defaultRestMaxResponseBytes;
+  return {
+    name: "rest",
+    async start() {
+      return Object.entries(restTools).map(([name, definition]) =>
+        restTool(name, definition, maxResponseBytes),
+      );
+    },
+    async close() {},
+  };
+}

@@ -1,0 +1,78 @@
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+
+/** The examples of docs/library.md, extracted and run exactly as written ("charter" resolved to the sources). */
+const documentation = await readFile(resolve(import.meta.dirname, "../../docs/library.md"), "utf8");
+const examples = [...documentation.matchAll(/<!-- example: ([\w-]+) -->\n```ts\n([\s\S]*?)```/g)].map(
+  (match) => ({
+    name: match[1]!,
+    code: match[2]!,
+  }),
+);
+const entryPoint = resolve(import.meta.dirname, "../../src/index.ts");
+const workDirectory = await mkdtemp(join(resolve(import.meta.dirname), ".examples-"));
+
+afterAll(async () => {
+  await rm(workDirectory, { recursive: true, force: true });
+});
+
+async function runExample(name: string): Promise<unknown> {
+  const example = examples.find((candidate) => candidate.name === name);
+  if (example === undefined) throw new Error(`docs/library.md has no example '${name}'`);
+  const file = join(workDirectory, `${name}.ts`);
+  await writeFile(file, example.code.replaceAll('from "charter"', `from ${JSON.stringify(entryPoint)}`));
+  const module = (await import(file)) as { default: () => Promise<unknown> };
+  return module.default();
+}
+
+describe("docs/library.md examples", () => {
+  it("has the four examples", () => {
+    expect(examples.map((example) => example.name)).toEqual([
+      "function-tool",
+      "events-and-abort",
+      "openai-compatible",
+      "agent-file",
+    ]);
+  });
+
+  it("function-tool: a zod-typed function tool under tool_policy=required", async () => {
+    const result = (await runExample("function-tool")) as {
+      outcome: string;
+      finalReport: { content: string };
+      toolsUsed: string[];
+    };
+    expect(result.outcome).toBe("COMPLETED_WITH_TOOLS");
+    expect(result.finalReport.content).toBe("21 °C in Lisbon.");
+    expect(result.toolsUsed).toEqual(["get_weather"]);
+  });
+
+  it("events-and-abort: an abort while a tool runs ends INTERRUPTED, with events to the end", async () => {
+    const { outcome, events } = (await runExample("events-and-abort")) as {
+      outcome: string;
+      events: string[];
+    };
+    expect(outcome).toBe("INTERRUPTED");
+    expect(events.slice(0, 3)).toEqual(["turn_started", "model_attempt_started", "model_attempt_ended"]);
+    expect(events.slice(-2)).toEqual(["final_report", "outcome"]);
+  });
+
+  it("openai-compatible: a real HTTP round trip with the temperature on the wire", async () => {
+    const { result, sentTemperature } = (await runExample("openai-compatible")) as {
+      result: { outcome: string; finalReport: { content: string } };
+      sentTemperature: number;
+    };
+    expect(result.outcome).toBe("COMPLETED_CHAT_ONLY");
+    expect(result.finalReport.content).toBe("Hello from the endpoint.");
+    expect(sentTemperature).toBe(0.3);
+  });
+
+  it("agent-file: runAgent with layered configuration and a verifiable run directory", async () => {
+    const { result, verified } = (await runExample("agent-file")) as {
+      result: { success: boolean };
+      verified: boolean;
+    };
+    expect(result.success).toBe(true);
+    expect(verified).toBe(true);
+  });
+});

@@ -1,0 +1,150 @@
+import { spawn } from "node:child_process";
+import { resolve } from "node:path";
+import { createInterface } from "node:readline";
+import { describe, expect, it } from "vitest";
+import { runStoreSchemaVersion } from "../../src/store/migrations/run-store-migrations.js";
+import { openRunStore } from "../../src/store/open-run-store.js";
+import { runExportFormat } from "../../src/store/run-export.js";
+import { verifyStoredRun } from "../../src/store/verify-stored-run.js";
+import { charterErrorOf } from "./conformance-chain.js";
+import type { ConformanceContext } from "./run-store-conformance.js";
+import { collectPages, createDraftedRun, draftRun } from "./store-harness.js";
+
+const childScript = resolve(import.meta.dirname, "commit-until-killed.ts");
+const resolveHook = resolve(import.meta.dirname, "typescript-resolution.mjs");
+
+export function describeDurabilityConformance({ current, factory }: ConformanceContext): void {
+  describe("durability and versions", () => {
+    it("keeps every acknowledged COMMIT when the writing process is killed with SIGKILL", async () => {
+      const { location, reopen } = current();
+      const child = spawn(
+        process.execPath,
+        ["--import", resolveHook, childScript, JSON.stringify(location), "run-killed"],
+        { stdio: ["ignore", "pipe", "pipe"] },
+      );
+      let stderr = "";
+      child.stderr.on("data", (chunk: Buffer) => {
+        stderr += chunk.toString("utf8");
+      });
+      const exited = new Promise<NodeJS.Signals | null>((done) =>
+        child.on("exit", (_code, signal) => done(signal)),
+      );
+      const acknowledged: { commits: number; entries: number; head: string }[] = [];
+      for await (const line of createInterface({ input: child.stdout })) {
+        const [commits, entries, head] = line.split(" ");
+        acknowledged.push({ commits: Number(commits), entries: Number(entries), head: head ?? "" });
+        // Killed while it keeps committing: the kill lands between, or in the middle of, later transactions.
+        if (acknowledged.length === 5) child.kill("SIGKILL");
+      }
+      expect(await exited, stderr).toBe("SIGKILL");
+      expect(acknowledged.length).toBeGreaterThanOrEqual(5);
+
+      const store = await reopen();
+      const lastAcknowledged = acknowledged[acknowledged.length - 1]!;
+      const run = await store.getRun("run-killed");
+      expect(run?.entryCount).toBeGreaterThanOrEqual(lastAcknowledged.entries);
+      // Whole batches only: each commit stores one turn of five entries.
+      expect((run?.entryCount ?? 0) % 5).toBe(0);
+      const lines = await collectPages(store.readEntryLines("run-killed"));
+      for (const ack of acknowledged) expect(lines[ack.entries - 1]?.hash).toBe(ack.head);
+      expect(await verifyStoredRun(store, "run-killed")).toMatchObject({
+        ok: true,
+        entries: run?.entryCount,
+      });
+      expect((await store.latestCheckpoint("run-killed"))?.seq).toBe((run?.entryCount ?? 0) - 1);
+    });
+
+    it("reopens a database without migrating it again and refuses one migrated by a newer Charter", async () => {
+      const { store, environment, reopen, tamper } = current();
+      expect(store.schemaVersion).toBe(runStoreSchemaVersion);
+      const draft = draftRun(environment, "run-reopened");
+      await createDraftedRun(store, draft);
+      await store.appendCommit(draft.batch(draft.appendTurn(1)));
+      const again = await reopen();
+      expect(again.schemaVersion).toBe(runStoreSchemaVersion);
+      expect(await verifyStoredRun(again, "run-reopened")).toMatchObject({ ok: true, entries: 5 });
+
+      await tamper.recordMigration("9999_from_the_future");
+      const newer = await charterErrorOf(reopen());
+      expect(newer.code).toBe("CONFIGURATION_INVALID");
+      expect(newer.details.reason).toBe("schema_newer");
+      expect(newer.details.unknownMigrations).toEqual(["9999_from_the_future"]);
+    });
+
+    it("exports a run and imports it into another database unchanged", async () => {
+      const { store, environment } = current();
+      const draft = draftRun(environment, "run-moved");
+      await createDraftedRun(store, draft, { tenantId: "acme" });
+      for (let turn = 1; turn <= 2; turn++) await store.appendCommit(draft.batch(draft.appendTurn(turn)));
+      await store.recordToolOutput("run-moved", {
+        handle: "out-1",
+        toolName: "big",
+        callId: "call-1",
+        bytes: 9,
+        lines: 2,
+        path: "/tmp/o",
+      });
+      await store.finishRun({
+        runId: "run-moved",
+        status: "completed",
+        outcome: "COMPLETED_WITH_TOOLS",
+        finalReport: "done",
+      });
+      const exported = await store.exportRun("run-moved");
+      expect(exported).toMatchObject({
+        format: runExportFormat,
+        v: 1,
+        schema_version: runStoreSchemaVersion,
+      });
+      expect(exported.entries).toHaveLength(10);
+      expect(exported.checkpoints.map((checkpoint) => checkpoint.seq)).toEqual([4, 9]);
+
+      const existing = await charterErrorOf(store.importRun(exported));
+      expect(existing.details.reason).toBe("run_exists");
+
+      const other = await factory();
+      try {
+        const imported = await other.store.importRun(JSON.parse(JSON.stringify(exported)));
+        expect(imported).toEqual(await store.getRun("run-moved"));
+        expect(await other.store.exportRun("run-moved")).toEqual(exported);
+        expect(await verifyStoredRun(other.store, "run-moved")).toMatchObject({ ok: true, entries: 10 });
+
+        const forged = {
+          ...exported,
+          run: { ...exported.run, run_id: "run-forged" },
+          header: { ...exported.header, run_id: "run-forged" },
+        };
+        const payload = forged.raw_payloads[0]!;
+        const badPayload = await charterErrorOf(
+          other.store.importRun({
+            ...forged,
+            raw_payloads: [{ hash: payload.hash, json: `${payload.json} ` }],
+          }),
+        );
+        expect(badPayload.details.reason).toBe("export_invalid");
+        const newer = await charterErrorOf(other.store.importRun({ ...forged, v: 2 }));
+        expect(newer.details.reason).toBe("schema_newer");
+        const notAnExport = await charterErrorOf(other.store.importRun({ format: "something-else" }));
+        expect(notAnExport.details.reason).toBe("export_invalid");
+        expect(await other.store.getRun("run-forged")).toBeNull();
+      } finally {
+        await other.dispose();
+      }
+    });
+
+    it("refuses every operation once closed", async () => {
+      const { store } = current();
+      await store.close();
+      const closed = await charterErrorOf(store.getRun("run-any"));
+      expect(closed.code).toBe("INTERNAL_ERROR");
+      expect(closed.details.reason).toBe("store_unavailable");
+      await store.close();
+    });
+
+    it("refuses a location that is neither PostgreSQL nor SQLite", async () => {
+      const { environment } = current();
+      const malformed = await charterErrorOf(openRunStore({ url: "mysql://localhost/charter", environment }));
+      expect(malformed.code).toBe("CONFIGURATION_INVALID");
+    });
+  });
+}

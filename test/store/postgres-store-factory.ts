@@ -1,0 +1,71 @@
+import { randomUUID } from "node:crypto";
+import pg from "pg";
+import { openRunStore } from "../../src/store/open-run-store.js";
+import type { RunStore } from "../../src/store/run-store.js";
+import { newTestEnvironment, type RunStoreFactory, type StoreUnderTest } from "./store-harness.js";
+
+/**
+ * The PostgreSQL backend against a real server: `scripts/postgres-for-tests.sh` starts one on loopback and
+ * prints CHARTER_TEST_DATABASE_URL (CI runs it before the tests). Each test gets its own schema, dropped after.
+ */
+export const postgresTestUrl = process.env.CHARTER_TEST_DATABASE_URL ?? "";
+const url = postgresTestUrl;
+
+async function withClient<T>(schema: string | null, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({
+    connectionString: url,
+    ...(schema !== null ? { options: `-c search_path=${schema}` } : {}),
+  });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+export const postgresStoreFactory: RunStoreFactory = async (): Promise<StoreUnderTest> => {
+  const schema = `charter_test_${randomUUID().replaceAll("-", "").slice(0, 16)}`;
+  const environment = newTestEnvironment();
+  const location = { url, postgres: { schema } };
+  const opened: RunStore[] = [];
+  const open = async () => {
+    const store = await openRunStore({ ...location, environment });
+    opened.push(store);
+    return store;
+  };
+  const store = await open();
+  const query = (text: string, values: unknown[]) =>
+    withClient(schema, async (client) => {
+      await client.query(text, values);
+    });
+  return {
+    store,
+    environment,
+    location,
+    reopen: open,
+    tamper: {
+      replaceEntryLine: (runId, seq, line) =>
+        query("update charter_transcript_entries set line = $1 where run_id = $2 and seq = $3", [
+          line,
+          runId,
+          seq,
+        ]),
+      deleteEntry: (runId, seq) =>
+        query("delete from charter_transcript_entries where run_id = $1 and seq = $2", [runId, seq]),
+      replaceRawPayload: (hash, json) =>
+        query("update charter_raw_payloads set json = $1 where hash = $2", [json, hash]),
+      recordMigration: (name) =>
+        query("insert into charter_schema_migrations (name, timestamp) values ($1, $2)", [
+          name,
+          new Date(0).toISOString(),
+        ]),
+    },
+    async dispose() {
+      for (const each of opened) await each.close();
+      await withClient(null, async (client) => {
+        await client.query(`drop schema if exists ${schema} cascade`);
+      });
+    },
+  };
+};

@@ -1,0 +1,65 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { openRunStore } from "../../src/store/open-run-store.js";
+import type { RunStore } from "../../src/store/run-store.js";
+import { newTestEnvironment, type RunStoreFactory, type StoreUnderTest } from "./store-harness.js";
+
+/** A fresh SQLite file per test, in its own temporary directory. */
+export const sqliteStoreFactory: RunStoreFactory = async (): Promise<StoreUnderTest> => {
+  const directory = await mkdtemp(join(tmpdir(), "charter-store-"));
+  const path = join(directory, "charter.db");
+  const environment = newTestEnvironment();
+  const opened: RunStore[] = [];
+  const open = async () => {
+    const store = await openRunStore({ path, environment });
+    opened.push(store);
+    return store;
+  };
+  const store = await open();
+  // A second connection, as another process would have, for damaging the file behind the store's back.
+  const withDatabase = (work: (database: Database.Database) => void) => {
+    const database = new Database(path);
+    try {
+      work(database);
+    } finally {
+      database.close();
+    }
+    return Promise.resolve();
+  };
+  return {
+    store,
+    environment,
+    location: { path },
+    reopen: open,
+    tamper: {
+      replaceEntryLine: (runId, seq, line) =>
+        withDatabase((database) => {
+          database
+            .prepare("update charter_transcript_entries set line = ? where run_id = ? and seq = ?")
+            .run(line, runId, seq);
+        }),
+      deleteEntry: (runId, seq) =>
+        withDatabase((database) => {
+          database
+            .prepare("delete from charter_transcript_entries where run_id = ? and seq = ?")
+            .run(runId, seq);
+        }),
+      replaceRawPayload: (hash, json) =>
+        withDatabase((database) => {
+          database.prepare("update charter_raw_payloads set json = ? where hash = ?").run(json, hash);
+        }),
+      recordMigration: (name) =>
+        withDatabase((database) => {
+          database
+            .prepare("insert into charter_schema_migrations (name, timestamp) values (?, ?)")
+            .run(name, new Date(0).toISOString());
+        }),
+    },
+    async dispose() {
+      for (const each of opened) await each.close();
+      await rm(directory, { recursive: true, force: true });
+    },
+  };
+};

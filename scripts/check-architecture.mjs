@@ -38,6 +38,7 @@ const allowedImports = {
     "session",
     "transcript",
     "config",
+    "store",
     "runner",
     "demo",
     "testing",
@@ -50,6 +51,7 @@ const allowedImports = {
     "session",
     "transcript",
     "config",
+    "store",
     "runner",
     "testing",
   ],
@@ -62,6 +64,8 @@ const concreteImporters = ["runner", "cli", "demo", "testing", "index.ts"];
 /** Packages that are concrete providers, transports, databases or servers: allowed only in these folders. */
 const restrictedPackages = [
   { prefix: "@ai-sdk/", allowedIn: ["model/providers"] },
+  { prefix: "ollama-ai-provider", allowedIn: ["model/providers"] },
+  { prefix: "@openrouter/", allowedIn: ["model/providers"] },
   { prefix: "@modelcontextprotocol/", allowedIn: ["tools/sources", "testing", "demo"] },
   { prefix: "node:http", allowedIn: ["model/providers", "tools/sources", "testing", "demo", "cli"] },
   { prefix: "kysely", allowedIn: ["store"] },

@@ -25,10 +25,21 @@ export {
 } from "./foundation/environment.js";
 export type { ErrorCode } from "./foundation/error-codes.js";
 export { SecretRedactor } from "./foundation/secret-redactor.js";
+export { computeCostUsd, type ModelPricing } from "./model/compute-cost.js";
 // Models
 export { ModelCallError, type ModelErrorClass } from "./model/model-call-error.js";
-export type { ModelClient, ModelRequest, ModelResponse, ModelUsage } from "./model/model-client.js";
+export type {
+  ModelClient,
+  ModelDelta,
+  ModelRequest,
+  ModelResponse,
+  ModelUsage,
+} from "./model/model-client.js";
+export { createModelClient, type ModelClientTarget } from "./model/providers/create-model-client.js";
+export type { ModelConnection } from "./model/providers/model-connection.js";
 export { createOpenAICompatibleModelClient } from "./model/providers/openai-compatible-model-client.js";
+// Durable runs
+export { guardToolCalls, type IdempotencyClass, idempotencyClassOf } from "./runner/guard-tool-calls.js";
 // Running agents
 export {
   type AgentDefinition,
@@ -37,15 +48,29 @@ export {
   type PreparedAgent,
   prepareAgent,
 } from "./runner/prepare-agent.js";
+export { type ReplayReport, replayRecordedRun } from "./runner/replay-recorded-run.js";
+export { replayRunDirectory } from "./runner/replay-run-directory.js";
+export { replayStoredRun } from "./runner/replay-stored-run.js";
+export { type ResumeStoredRunOptions, resumeStoredRun } from "./runner/resume-stored-run.js";
 export { type RunAgentOptions, runAgent } from "./runner/run-agent.js";
 export { type PreparedAgentRun, runPreparedAgent } from "./runner/run-prepared-agent.js";
 export type { AccountingEntry, LlmAccountingEntry, ToolAccountingEntry } from "./session/accounting-entry.js";
 export type { AIAgentResult } from "./session/agent-result.js";
 export type { CharterEvent, CharterEventType } from "./session/charter-event.js";
 export type { FinalReport } from "./session/final-report.js";
+export type { SessionCheckpoint } from "./session/session-checkpoint.js";
+export { openRunStore } from "./store/open-run-store.js";
+export type { RunStore } from "./store/run-store.js";
+export { createStoreTranscriptWriter } from "./store/store-transcript-writer.js";
+export { toolRequestHash } from "./store/tool-request-hash.js";
+export { verifyStoredRun } from "./store/verify-stored-run.js";
 // Testing your own agents
 export { type RecordedRequest, startScriptedOpenAIServer } from "./testing/scripted-openai-server.js";
 export type { ScriptedStep } from "./testing/scripted-openai-step.js";
+export {
+  type ScriptedProviderServer,
+  startScriptedProviderServer,
+} from "./testing/scripted-provider-server.js";
 export { createStrictScriptedModel, type StrictScriptedModel } from "./testing/strict-scripted-model.js";
 // Tools
 export { createToolOutputTool } from "./tools/builtin/tool-output-tool.js";
@@ -62,6 +87,7 @@ export type {
 } from "./tools/tool-definition.js";
 export type { ToolExecutionResult } from "./tools/tool-execution-result.js";
 export { createToolQueues, processToolQueues } from "./tools/tool-queues.js";
+export { createHashChainTranscript } from "./transcript/hash-chain-transcript.js";
 // Transcripts
 export { createInMemoryTranscriptWriter } from "./transcript/in-memory-transcript-writer.js";
 export { createJsonlTranscriptWriter } from "./transcript/jsonl-transcript-writer.js";

@@ -15,12 +15,26 @@ export function createProgressReporter(
     if (effect.type === "infer") {
       const attempt = effect.attempt > 1 ? ` (attempt ${effect.attempt})` : "";
       stream.write(
-        `charter: turn ${effect.turn} of ${contract.max_inferences}${attempt}, ${state.tokensConsumed} tokens so far\n`,
+        `charter: turn ${effect.turn} of ${contract.max_inferences}${attempt}, ${state.tokensConsumed} tokens so far${costText(state)}\n`,
       );
     } else if (effect.type === "execute_tools") {
       stream.write(`charter:   tools: ${effect.calls.map((call) => call.name).join(", ")}\n`);
     } else if (effect.type === "terminate") {
-      stream.write(`charter: ${state.outcome} after ${state.turn} turn(s), ${state.tokensConsumed} tokens\n`);
+      stream.write(
+        `charter: ${state.outcome} after ${state.turn} turn(s), ${state.tokensConsumed} tokens${costText(state)}\n`,
+      );
     }
   };
+}
+
+function costText(state: SessionState): string {
+  let cost = 0;
+  let priced = false;
+  for (const entry of state.accounting) {
+    if (entry.type === "llm" && entry.costUsd !== undefined) {
+      cost += entry.costUsd;
+      priced = true;
+    }
+  }
+  return priced ? `, $${cost.toFixed(4)}` : "";
 }

@@ -3,13 +3,26 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { CharterError } from "../foundation/charter-error.js";
 import { replayRunDirectory } from "../runner/replay-run-directory.js";
+import { replayStoredRun } from "../runner/replay-stored-run.js";
 import type { CliStreams } from "./cli-streams.js";
 import { exitCodes } from "./exit-code.js";
+import { openCliStore } from "./open-cli-store.js";
+
+/** A run id: the run store first, then the runs directory. */
+async function replayById(runId: string, values: { "runs-dir"?: string; store?: string }) {
+  const store = await openCliStore(values.store);
+  try {
+    if ((await store.getRun(runId)) !== null) return await replayStoredRun(store, runId);
+  } finally {
+    await store.close();
+  }
+  return replayRunDirectory(join(values["runs-dir"] ?? join(homedir(), ".charter", "runs"), runId));
+}
 
 /** `charter replay <run-id|run-dir>`: re-runs a recorded run with no network and compares every entry. */
 export async function replayCommand(
   positionals: readonly string[],
-  values: { json?: boolean; "runs-dir"?: string },
+  values: { json?: boolean; "runs-dir"?: string; store?: string },
   streams: CliStreams,
 ): Promise<number> {
   const [target] = positionals;
@@ -18,10 +31,9 @@ export async function replayCommand(
       details: { argument: "run" },
     });
   }
-  const directory = existsSync(target)
-    ? resolve(target)
-    : join(values["runs-dir"] ?? join(homedir(), ".charter", "runs"), target);
-  const report = await replayRunDirectory(directory);
+  const report = existsSync(target)
+    ? await replayRunDirectory(resolve(target))
+    : await replayById(target, values);
   if (values.json) streams.stdout.write(`${JSON.stringify(report)}\n`);
   else if (report.ok) {
     streams.stdout.write(

@@ -5,13 +5,18 @@ import type { CliStreams } from "./cli-streams.js";
 import { demoCommand } from "./demo-command.js";
 import { exitCodeForError, exitCodes } from "./exit-code.js";
 import { replayCommand } from "./replay-command.js";
+import { resumeCommand } from "./resume-command.js";
 import { runCommand } from "./run-command.js";
+import { runsCommand } from "./runs-command.js";
 import { verifyCommand } from "./verify-command.js";
 
 const usage = `Usage:
   charter run <agent.md> [prompt|-] [--config FILE] [--set key=value ...] [--stream] [--json] [--runs-dir DIR]
-  charter verify <run-dir|run-id> [--json] [--runs-dir DIR]
-  charter replay <run-dir|run-id> [--json] [--runs-dir DIR]
+  charter verify <run-dir|run-id> [--json] [--runs-dir DIR] [--store URL]
+  charter replay <run-dir|run-id> [--json] [--runs-dir DIR] [--store URL]
+  charter resume <run-id> [--approve CALL-ID ...] [--deny CALL-ID ...] [--json] [--store URL]
+  charter runs list [--limit N] [--json] [--store URL]
+  charter runs show <run-id> [--json] [--store URL]
   charter demo [--json]
   charter --version | --help
 
@@ -40,6 +45,10 @@ export async function runCli(argv: readonly string[], streams: CliStreams): Prom
         json: { type: "boolean", default: false },
         stream: { type: "boolean", default: false },
         "runs-dir": { type: "string" },
+        store: { type: "string" },
+        approve: { type: "string", multiple: true },
+        deny: { type: "string", multiple: true },
+        limit: { type: "string" },
       },
     });
     switch (command) {
@@ -51,6 +60,10 @@ export async function runCli(argv: readonly string[], streams: CliStreams): Prom
         return await demoCommand(values, streams);
       case "replay":
         return await replayCommand(positionals, values, streams);
+      case "resume":
+        return await resumeCommand(positionals, values, streams);
+      case "runs":
+        return await runsCommand(positionals, values, streams);
       default:
         throw new CharterError("ARGUMENT_INVALID", `unknown command '${command}'\n${usage}`, {
           details: { command },

@@ -9,7 +9,14 @@ import { createProgressReporter } from "./progress-reporter.js";
 /** `charter run <agent.md> [prompt|-]`: the report on stdout (or the whole result with --json). */
 export async function runCommand(
   positionals: readonly string[],
-  values: { config?: string; set?: string[]; json?: boolean; stream?: boolean; "runs-dir"?: string },
+  values: {
+    config?: string;
+    set?: string[];
+    json?: boolean;
+    stream?: boolean;
+    "runs-dir"?: string;
+    store?: string;
+  },
   streams: CliStreams,
 ): Promise<number> {
   const [agentPath, promptArgument, ...extra] = positionals;
@@ -65,6 +72,7 @@ export async function runCommand(
     ...(set.length > 0 ? { set } : {}),
     ...(onEvent !== undefined ? { onEvent } : {}),
     ...(values["runs-dir"] !== undefined ? { runsDirectory: values["runs-dir"] } : {}),
+    ...(values.store !== undefined ? { store: values.store } : {}),
     signal: streams.signal,
     ...(progress !== undefined ? { onTransition: progress } : {}),
   });

@@ -2,14 +2,27 @@ import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { CharterError } from "../foundation/charter-error.js";
+import { verifyStoredRun } from "../store/verify-stored-run.js";
 import { verifyRunDirectory } from "../transcript/verify-transcript.js";
 import type { CliStreams } from "./cli-streams.js";
 import { exitCodes } from "./exit-code.js";
+import { openCliStore } from "./open-cli-store.js";
+
+/** A run id: the run store first, then the runs directory. */
+async function verifyById(runId: string, values: { "runs-dir"?: string; store?: string }) {
+  const store = await openCliStore(values.store);
+  try {
+    if ((await store.getRun(runId)) !== null) return await verifyStoredRun(store, runId);
+  } finally {
+    await store.close();
+  }
+  return verifyRunDirectory(join(values["runs-dir"] ?? join(homedir(), ".charter", "runs"), runId));
+}
 
 /** `charter verify <run-dir|run-id>`: recomputes the chain and names the first bad entry. */
 export async function verifyCommand(
   positionals: readonly string[],
-  values: { json?: boolean; "runs-dir"?: string },
+  values: { json?: boolean; "runs-dir"?: string; store?: string },
   streams: CliStreams,
 ): Promise<number> {
   const [target] = positionals;
@@ -18,10 +31,9 @@ export async function verifyCommand(
       details: { argument: "run" },
     });
   }
-  const directory = existsSync(target)
-    ? resolve(target)
-    : join(values["runs-dir"] ?? join(homedir(), ".charter", "runs"), target);
-  const report = await verifyRunDirectory(directory);
+  const report = existsSync(target)
+    ? await verifyRunDirectory(resolve(target))
+    : await verifyById(target, values);
   if (values.json) streams.stdout.write(`${JSON.stringify(report)}\n`);
   else if (report.ok) streams.stdout.write(`verified: ${report.entries} entries, head ${report.head_hash}\n`);
   else {

@@ -76,6 +76,10 @@ export const agentSettingsShape = {
   tools: stringOrList(z.string().min(1), "a tool or MCP server name").optional(),
   /** Sub-agents: agent files (paths relative to the listing file), each offered as the tool `agent__<name>`. */
   agents: stringOrList(z.string().min(1), "an agent file path").optional(),
+  /** Tools that need an approval before every call, beside those annotated `destructiveHint: true`. */
+  destructiveTools: stringOrList(z.string().min(1), "a tool name").optional(),
+  /** Destructive tools approved in advance: they run without asking. */
+  approvedTools: stringOrList(z.string().min(1), "a tool name").optional(),
   /** The longest delegation chain (seed 003 INV-DT-001). */
   maxDepth: positiveInteger.optional(),
   /** The input a parent passes when it calls this agent as a sub-agent (JSON Schema); default `{ prompt: string }`. */

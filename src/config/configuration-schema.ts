@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { agentSettingsSchema } from "./agent-settings-schema.js";
 import { mcpServerSchema, mcpServerShape } from "./mcp-server-configuration-schema.js";
+import { pricingLayerSchema, pricingSchema } from "./pricing-configuration-schema.js";
 import { providerSchema, providerShape } from "./provider-configuration-schema.js";
 import { queueReferenceIssues, queueSchema, queueShape } from "./queue-configuration-schema.js";
 import { restToolNameSchema, restToolSchema, restToolShape } from "./rest-tool-configuration-schema.js";
@@ -15,6 +16,14 @@ export {
 } from "./provider-configuration-schema.js";
 
 /**
+ * Where runs are stored: `url` (`postgres://...`, or `sqlite:<path>`) or `path` (a SQLite file). Without
+ * either, `CHARTER_DATABASE_URL`, then `~/.charter/charter.db`.
+ */
+const storeConfigurationSchema = z
+  .object({ url: z.string().min(1).optional(), path: z.string().min(1).optional() })
+  .strict();
+
+/**
  * One configuration file before merging. Every key is optional (a higher layer may override a single
  * field of a provider defined lower down), but unknown keys and ill-typed values are caught here, where
  * the file that holds them is still known. Each section's schema lives in its own file.
@@ -25,6 +34,8 @@ export const configurationLayerSchema = z
     mcpServers: z.record(z.string().min(1), z.object(mcpServerShape).partial().strict()).optional(),
     restTools: z.record(restToolNameSchema, z.object(restToolShape).partial().strict()).optional(),
     queues: z.record(z.string().min(1), z.object(queueShape).partial().strict()).optional(),
+    pricing: pricingLayerSchema.optional(),
+    store: storeConfigurationSchema.optional(),
     defaults: agentSettingsSchema.optional(),
   })
   .strict();
@@ -36,6 +47,8 @@ export const configurationSchema = z
     mcpServers: z.record(z.string().min(1), mcpServerSchema).default({}),
     restTools: z.record(restToolNameSchema, restToolSchema).default({}),
     queues: z.record(z.string().min(1), queueSchema).default({}),
+    pricing: pricingSchema.default({}),
+    store: storeConfigurationSchema.default({}),
     defaults: agentSettingsSchema.default({}),
   })
   .strict()

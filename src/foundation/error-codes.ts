@@ -45,6 +45,11 @@ export const errorCodes = [
   // Transcript verification.
   "TRANSCRIPT_INVALID",
   "RUN_NOT_FOUND",
+  // Durable runs: approvals and tools in flight when a process died.
+  "APPROVAL_REQUIRED",
+  "TOOL_CALL_DENIED",
+  "TOOL_OUTCOME_UNKNOWN",
+  "RUN_NOT_RESUMABLE",
 ] as const;
 
 export type ErrorCode = (typeof errorCodes)[number];

@@ -28,6 +28,7 @@ export function preflightFailureResult(runId: string, error: unknown, now: numbe
     turns: 0,
     toolsUsed: [],
     tokens: { input: 0, output: 0 },
+    costUsd: null,
     transcript: { entries: 0, headHash: null, directory: null },
   };
 }

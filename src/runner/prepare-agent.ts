@@ -7,6 +7,7 @@ import { issueContractInstance } from "../contract/issue-contract-instance.js";
 import { blake3Hex } from "../foundation/content-hash.js";
 import { type RuntimeEnvironment, systemEnvironment } from "../foundation/environment.js";
 import { SecretRedactor } from "../foundation/secret-redactor.js";
+import type { ModelPricing } from "../model/compute-cost.js";
 import type { ModelClient } from "../model/model-client.js";
 import { ADAPTER_VERSION } from "../model/protocol-adapter.js";
 import { createTokenEstimator } from "../model/token-estimator.js";
@@ -14,6 +15,8 @@ import type { AIAgentResult } from "../session/agent-result.js";
 import type { CharterEvent } from "../session/charter-event.js";
 import { createSessionContext } from "../session/create-session-context.js";
 import { runSession } from "../session/run-session.js";
+import type { SessionCheckpoint } from "../session/session-checkpoint.js";
+import type { ToolCallExecutor } from "../session/session-dependencies.js";
 import type { PreflightProblem } from "../session/session-event.js";
 import type { SessionState } from "../session/session-state.js";
 import type { TransitionOutput } from "../session/transition-output.js";
@@ -38,6 +41,8 @@ export interface AgentDefinition {
   /** The contract's model targets and, in the same order, the clients that reach them. */
   readonly targets: readonly ContractModelTargetInput[];
   readonly models: readonly ModelClient[];
+  /** Prices per target (same order as `targets`), for `costUsd`; missing or null means unknown. */
+  readonly pricing?: readonly (ModelPricing | null)[];
   /** Every tool the agent may use (MCP tools, function tools); `tool_output` and `final_report` are added. */
   readonly tools?: readonly RegisteredTool[];
   readonly parentContractHash?: string | null;
@@ -74,6 +79,22 @@ export interface AgentRunOptions {
   ) => void;
   /** Receives the typed event stream of the run. */
   readonly onEvent?: (event: CharterEvent) => void;
+  /** Persists a checkpoint at every continuing COMMIT and before tools execute; awaited (durable runs). */
+  readonly checkpoint?: (checkpoint: SessionCheckpoint) => Promise<void>;
+  /**
+   * Resume this run (same `runId`) from a checkpoint: the transcript continues the stored chain (the writer
+   * already holds the run), and the session starts with a PRECHECK recording where it resumes from.
+   */
+  readonly resume?: {
+    readonly checkpoint: SessionCheckpoint;
+    readonly transcriptCreatedAt: string;
+    /** Where the stored chain ends (entries may have been stored after the checkpoint); default the checkpoint. */
+    readonly continueFrom?: { readonly entryCount: number; readonly headHash: string };
+  };
+  /** Awaited after the session ends and before the transcript closes (a run store records the outcome). */
+  readonly beforeClose?: (result: AIAgentResult) => Promise<void>;
+  /** Executes tool calls instead of the default pipeline executor (resume wraps it for calls in flight). */
+  readonly wrapToolExecutor?: (executor: ToolCallExecutor) => ToolCallExecutor;
 }
 
 export interface AgentRunOutput {
@@ -124,6 +145,7 @@ export function prepareAgent(definition: AgentDefinition): PreparedAgent {
     tokenEstimator: estimator,
     validateFinalReport: finalReport.validateArguments,
     validateTextAsJsonReport: finalReport.validateText,
+    ...(definition.pricing !== undefined ? { pricing: definition.pricing } : {}),
     ...(definition.trace !== undefined
       ? {
           callPath: definition.trace.callPath,
@@ -166,6 +188,15 @@ export function prepareAgent(definition: AgentDefinition): PreparedAgent {
         environment,
         ...(options.transcriptWriter !== undefined ? { writer: options.transcriptWriter } : {}),
         ...(options.keepTranscriptEntries ? { keepEntries: true } : {}),
+        ...(options.resume !== undefined
+          ? {
+              continueFrom: {
+                entryCount: options.resume.continueFrom?.entryCount ?? options.resume.checkpoint.entry_count,
+                headHash: options.resume.continueFrom?.headHash ?? options.resume.checkpoint.head_hash,
+                createdAt: options.resume.transcriptCreatedAt,
+              },
+            }
+          : {}),
       });
       transcript.writeContract(contract);
       const onTransition = options.onTransition;
@@ -181,23 +212,28 @@ export function prepareAgent(definition: AgentDefinition): PreparedAgent {
           transcript,
           environment,
           runId,
-          executeTool: createToolCallExecutor({
-            registry,
-            policy: contract,
-            environment,
-            runId,
-            outputStore,
-            pipeline,
-          }),
+          executeTool: (options.wrapToolExecutor ?? ((executor: ToolCallExecutor) => executor))(
+            createToolCallExecutor({
+              registry,
+              policy: contract,
+              environment,
+              runId,
+              outputStore,
+              pipeline,
+            }),
+          ),
           ...(options.signal !== undefined ? { signal: options.signal } : {}),
           ...(definition.preflight !== undefined ? { preflight: definition.preflight } : {}),
           ...(options.onEvent !== undefined ? { onEvent: options.onEvent } : {}),
+          ...(options.checkpoint !== undefined ? { checkpoint: options.checkpoint } : {}),
+          ...(options.resume !== undefined ? { resumeFrom: options.resume.checkpoint } : {}),
           ...(onTransition !== undefined
             ? { onTransition: (next, out) => onTransition(next, out, contract) }
             : {}),
         },
         conversation,
       );
+      await options.beforeClose?.(result);
       await transcript.close();
       return { result, contract, transcript, state };
     },

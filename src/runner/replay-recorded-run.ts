@@ -11,10 +11,17 @@ import type { ModelResponse } from "../model/model-client.js";
 import { adaptProtocol } from "../model/protocol-adapter.js";
 import { createTokenEstimator } from "../model/token-estimator.js";
 import { createSessionContext } from "../session/create-session-context.js";
+import type { CheckpointKind, SessionCheckpoint } from "../session/session-checkpoint.js";
 import type { ToolCallExecutor } from "../session/session-dependencies.js";
 import type { AttemptRecord, PreflightProblem, SessionEvent } from "../session/session-event.js";
+import type { SessionState } from "../session/session-state.js";
 import { initialSessionState } from "../session/session-state.js";
-import { contractPreflightProblems, startTransition, transition } from "../session/transition.js";
+import {
+  contractPreflightProblems,
+  startResumeTransition,
+  startTransition,
+  transition,
+} from "../session/transition.js";
 import type { TransitionOutput } from "../session/transition-output.js";
 import type { ToolExecutionResult } from "../tools/tool-execution-result.js";
 import { createHashChainTranscript } from "../transcript/hash-chain-transcript.js";
@@ -145,7 +152,36 @@ export async function replayRecordedRun(
     };
   }
 
+  // States at checkpoint positions (after a continuing COMMIT, before EXECUTE), by entry count: a resumed
+  // session in the record starts from one of them, exactly as the resumed process restored it.
+  const checkpoints = new Map<number, SessionState>();
   for (;;) {
+    const next = entries[position];
+    const resumedFrom =
+      next?.state === "PRECHECK"
+        ? (next.action as { resumed_from?: { entry_count: number; kind: CheckpointKind; head_hash: string } })
+            .resumed_from
+        : undefined;
+    if (resumedFrom !== undefined && next !== undefined) {
+      const restored = checkpoints.get(resumedFrom.entry_count);
+      if (restored === undefined) {
+        return report(
+          state.outcome,
+          chain.headHash,
+          mismatch(
+            next,
+            "STATE_MISMATCH",
+            `the run resumes from entry ${resumedFrom.entry_count}, not a checkpoint of the replay`,
+          ),
+        );
+      }
+      output = startResumeTransition(restored, {
+        kind: resumedFrom.kind,
+        entry_count: resumedFrom.entry_count,
+        head_hash: resumedFrom.head_hash,
+      } as SessionCheckpoint);
+      state = output.state;
+    }
     const effect = output.effect;
     if (effect.type === "terminate") break;
     const recorded = entries[position];
@@ -246,10 +282,21 @@ export async function replayRecordedRun(
         }
         results = live;
       }
-      event = { type: "tools_completed", ...common, results };
+      const pendingApprovals = (recorded.result as { pending_approvals?: string[] }).pending_approvals;
+      event = {
+        type: "tools_completed",
+        ...common,
+        results,
+        ...(pendingApprovals !== undefined ? { pendingApprovals } : {}),
+      };
     }
     output = transition(state, event, context);
     state = output.state;
+    const producedCommit = output.entries.some(
+      (entry) => entry.state === "COMMIT" && (entry.result as { next?: string }).next === "INFER",
+    );
+    const checkpointHere =
+      output.effect.type === "execute_tools" || (output.effect.type === "infer" && producedCommit);
     for (const produced of output.entries) {
       const expected = entries[position];
       const hash = chain.append(produced);
@@ -265,6 +312,7 @@ export async function replayRecordedRun(
         return report(state.outcome, chain.headHash, describeDivergence(expected, produced));
       position++;
     }
+    if (checkpointHere) checkpoints.set(chain.entryCount, state);
   }
   if (position !== entries.length) {
     return report(

@@ -4,20 +4,30 @@ import { type AgentDefinition as AgentFile, loadAgentFile } from "../config/agen
 import type { AgentSettings } from "../config/agent-settings-schema.js";
 import { type LoadedConfiguration, loadConfiguration } from "../config/load-configuration.js";
 import { parseSetOverrides } from "../config/parse-set-overrides.js";
+import { findModelPricing } from "../config/pricing-configuration-schema.js";
 import { resolveModelTargets, selectModelReferences } from "../config/resolve-model-targets.js";
 import type { ExecutionContract } from "../contract/execution-contract.js";
+import { CharterError } from "../foundation/charter-error.js";
 import { type RuntimeEnvironment, systemEnvironment } from "../foundation/environment.js";
 import { SecretRedactor } from "../foundation/secret-redactor.js";
-import { createOpenAICompatibleModelClient } from "../model/providers/openai-compatible-model-client.js";
+import { createModelClient } from "../model/providers/create-model-client.js";
 import type { AIAgentResult } from "../session/agent-result.js";
 import type { CharterEvent } from "../session/charter-event.js";
+import type { SessionCheckpoint } from "../session/session-checkpoint.js";
 import type { SessionState } from "../session/session-state.js";
 import type { TransitionOutput } from "../session/transition-output.js";
+import { openRunStore } from "../store/open-run-store.js";
+import type { RunStore } from "../store/run-store.js";
+import { createStoreTranscriptWriter } from "../store/store-transcript-writer.js";
 import type { RegisteredTool, ToolSource } from "../tools/tool-definition.js";
+import type { ToolExecutionResult } from "../tools/tool-execution-result.js";
 import { processToolQueues } from "../tools/tool-queues.js";
 import { createJsonlTranscriptWriter } from "../transcript/jsonl-transcript-writer.js";
+import { createTeeTranscriptWriter } from "../transcript/tee-transcript-writer.js";
 import { createExtractionRunner } from "./create-extraction-runner.js";
 import { type DelegationTrace, defaultMaxDelegationDepth, rootDelegationTrace } from "./delegation-trace.js";
+import { createDurableRunHooks, type RunInvocation } from "./durable-run-hooks.js";
+import { guardToolCalls } from "./guard-tool-calls.js";
 import { preflightFailureResult } from "./preflight-failure-result.js";
 import { prepareAgent } from "./prepare-agent.js";
 import { startToolSources } from "./start-tool-sources.js";
@@ -39,6 +49,11 @@ export interface RunAgentOptions {
   readonly processEnvironment?: Readonly<Record<string, string | undefined>>;
   /** Where run directories go; default `~/.charter/runs`. */
   readonly runsDirectory?: string;
+  /**
+   * The run store: `postgres://...`, `sqlite:<path>` or a SQLite file path. Default: the configuration's
+   * `store`, then `CHARTER_DATABASE_URL`, then `~/.charter/charter.db`.
+   */
+  readonly store?: string;
   readonly environment?: RuntimeEnvironment;
   readonly signal?: AbortSignal;
   /** Extra tools (library function tools), offered beside the agent's MCP tools. */
@@ -61,6 +76,21 @@ interface RunContext {
   readonly loaded: LoadedConfiguration;
   readonly overrides: AgentSettings;
   readonly redactor: SecretRedactor;
+  readonly store: RunStore;
+  readonly invocation: RunInvocation;
+  readonly resume: ResumeRequest | null;
+}
+
+/** What `charter resume` asks of the top-level run. */
+export interface ResumeRequest {
+  readonly checkpoint: SessionCheckpoint;
+  /** The stored chain's end, which the resumed session continues, and the contract it must run under. */
+  readonly continueFrom: { readonly entryCount: number; readonly headHash: string };
+  readonly contractHash: string;
+  readonly transcriptCreatedAt: string;
+  readonly decisions: ReadonlyMap<string, "approve" | "deny">;
+  readonly completed: ReadonlyMap<string, ToolExecutionResult>;
+  readonly possiblyInFlight: string | null;
 }
 
 /**
@@ -70,10 +100,19 @@ interface RunContext {
  * was wrong (and picks the exit code).
  */
 export async function runAgent(options: RunAgentOptions): Promise<AIAgentResult> {
+  return runAgentFile(options, null);
+}
+
+/** `runAgent`, or (with `resume`) the continuation of a stored run under the same run id. */
+export async function runAgentFile(
+  options: RunAgentOptions,
+  resume: (ResumeRequest & { readonly runId: string }) | null,
+): Promise<AIAgentResult> {
   const environment = options.environment ?? systemEnvironment;
   const cwd = options.cwd ?? process.cwd();
   const home = options.homeDirectory ?? homedir();
-  const runId = environment.newId("run");
+  const runId = resume?.runId ?? environment.newId("run");
+  let store: RunStore | null = null;
   try {
     const agentPath = resolve(cwd, options.agentPath);
     const agent = await loadAgentFile(agentPath);
@@ -88,6 +127,12 @@ export async function runAgent(options: RunAgentOptions): Promise<AIAgentResult>
     });
     const redactor = new SecretRedactor();
     for (const secret of loaded.secrets) redactor.addSecret(secret.value, secret.label);
+    store = await openRunStore({
+      ...storeLocation(options.store ?? null, loaded.configuration.store),
+      homeDirectory: home,
+      ...(options.processEnvironment !== undefined ? { variables: options.processEnvironment } : {}),
+      environment,
+    });
     const context: RunContext = {
       options,
       environment,
@@ -96,14 +141,36 @@ export async function runAgent(options: RunAgentOptions): Promise<AIAgentResult>
       loaded,
       overrides: parseSetOverrides(options.set ?? []),
       redactor,
+      store,
+      invocation: {
+        agent_path: agentPath,
+        config_path: options.configPath !== undefined ? resolve(cwd, options.configPath) : null,
+        cwd,
+        set: options.set ?? [],
+      },
+      resume,
     };
     const maxDepth =
       context.overrides.maxDepth ?? agent.settings.maxDepth ?? loaded.configuration.defaults.maxDepth;
     const trace = rootDelegationTrace(agent.id, maxDepth ?? defaultMaxDelegationDepth);
-    return await runLoadedAgent(context, agent, options.prompt, trace, runId, options.signal, true);
+    return await runLoadedAgent(context, agent, options.prompt, trace, runId, options.signal, true, null);
   } catch (error) {
     return preflightFailureResult(runId, error, environment.now());
+  } finally {
+    await store?.close();
   }
+}
+
+function storeLocation(
+  flag: string | null,
+  configured: { url?: string | undefined; path?: string | undefined },
+) {
+  if (flag !== null)
+    return flag.includes("://") || flag.startsWith("sqlite:") ? { url: flag } : { path: flag };
+  return {
+    ...(configured.url !== undefined ? { url: configured.url } : {}),
+    ...(configured.path !== undefined ? { path: configured.path } : {}),
+  };
 }
 
 /** Runs one loaded agent (the top-level one, or a sub-agent for a tool call); never throws. */
@@ -115,6 +182,7 @@ async function runLoadedAgent(
   runId: string,
   signal: AbortSignal | undefined,
   topLevel: boolean,
+  parentRunId: string | null,
 ): Promise<AIAgentResult> {
   const { environment, loaded, redactor } = context;
   const configuration = loaded.configuration;
@@ -150,27 +218,22 @@ async function runLoadedAgent(
               environment.newId("run"),
               childSignal,
               false,
+              runId,
             ),
         }),
       );
     }
 
-    const models = targets.map((target) =>
-      createOpenAICompatibleModelClient({
-        providerName: target.provider,
-        baseUrl: target.connection.baseUrl,
-        model: target.model,
-        headers: target.connection.headers,
-        environment,
-        ...(target.connection.apiKey !== null ? { apiKey: target.connection.apiKey } : {}),
-      }),
-    );
+    const models = targets.map((target) => createModelClient(target, { environment }));
     const prepared = prepareAgent({
       agent: { id: agent.id, systemPrompt: agent.systemPrompt, settings: agent.settings },
       configurationDefaults: defaults,
       overrides,
       targets,
       models,
+      pricing: targets.map(
+        (target) => findModelPricing(configuration.pricing, target.provider, target.model) ?? null,
+      ),
       tools: [...started.tools, ...subAgents, ...(topLevel ? (context.options.extraTools ?? []) : [])],
       parentContractHash: trace.parentContractHash,
       environment,
@@ -180,18 +243,77 @@ async function runLoadedAgent(
       extract: createExtractionRunner({ targets, models, environment, redactor, callPath: trace.callPath }),
     });
     contractHash = prepared.contract.contract_hash;
+    const resume = topLevel ? context.resume : null;
+    if (resume !== null && resume.checkpoint.state.runId !== runId) {
+      throw new CharterError("RUN_NOT_RESUMABLE", "the checkpoint belongs to another run", {
+        details: { runId },
+      });
+    }
+    if (resume !== null && resume.contractHash !== prepared.contract.contract_hash) {
+      // Same contract hash or nothing: the agent file, configuration or overrides changed since the run started.
+      throw new CharterError(
+        "RUN_NOT_RESUMABLE",
+        "the agent and configuration no longer give the run's contract",
+        {
+          details: { runId, expected: resume.contractHash, actual: prepared.contract.contract_hash },
+        },
+      );
+    }
     const runDirectory = join(context.runsDirectory, runId);
+    const storeWriter = createStoreTranscriptWriter({
+      store: context.store,
+      agentId: agent.id,
+      parentRunId,
+      mode: resume === null ? "create" : "resume",
+    });
+    const durable = createDurableRunHooks({
+      store: context.store,
+      writer: storeWriter,
+      runId,
+      invocation: context.invocation,
+    });
+    const guard = {
+      manifest: prepared.contract.tool_manifest,
+      destructiveTools: agent.settings.destructiveTools ?? defaults.destructiveTools ?? [],
+      preApprovedTools: agent.settings.approvedTools ?? defaults.approvedTools ?? [],
+      ...(resume !== null
+        ? {
+            decisions: resume.decisions,
+            completed: resume.completed,
+            possiblyInFlight: resume.possiblyInFlight,
+          }
+        : {}),
+    };
     const { result } = await prepared.run({
       prompt,
       runId,
-      transcriptWriter: createJsonlTranscriptWriter(runDirectory),
+      // A resumed run continues in the store only: its run directory holds the run as first written.
+      transcriptWriter:
+        resume === null
+          ? createTeeTranscriptWriter([createJsonlTranscriptWriter(runDirectory), storeWriter])
+          : storeWriter,
+      checkpoint: durable.checkpoint,
+      wrapToolExecutor: (executor) => guardToolCalls(durable.wrapToolExecutor(executor), guard),
+      beforeClose: durable.finish,
+      ...(resume !== null
+        ? {
+            resume: {
+              checkpoint: resume.checkpoint,
+              transcriptCreatedAt: resume.transcriptCreatedAt,
+              continueFrom: resume.continueFrom,
+            },
+          }
+        : {}),
       ...(signal !== undefined ? { signal } : {}),
       ...(topLevel && context.options.onTransition !== undefined
         ? { onTransition: context.options.onTransition }
         : {}),
       ...(topLevel && context.options.onEvent !== undefined ? { onEvent: context.options.onEvent } : {}),
     });
-    return { ...result, transcript: { ...result.transcript, directory: runDirectory } };
+    return {
+      ...result,
+      transcript: { ...result.transcript, directory: resume === null ? runDirectory : null },
+    };
   } catch (error) {
     return preflightFailureResult(runId, error, environment.now());
   } finally {

@@ -10,6 +10,7 @@ export interface LlmAccountingEntry {
     readonly output: number;
     readonly reasoning?: number;
     readonly cacheRead?: number;
+    readonly cacheWrite?: number;
   };
   readonly timestamp: number;
   readonly agentId: string;

@@ -21,6 +21,8 @@ export interface AIAgentResult {
   readonly turns: number;
   readonly toolsUsed: readonly string[];
   readonly tokens: { readonly input: number; readonly output: number };
+  /** The run's cost in USD over every priced model call (sub-agents and extractions included); null if none. */
+  readonly costUsd: number | null;
   readonly transcript: {
     readonly entries: number;
     readonly headHash: string | null;

@@ -71,6 +71,15 @@ export function commitTurn(
 function decide(state: SessionState, now: number, context: SessionContext): TerminalDecision | null {
   const contract = context.contract;
   // 1. Interrupt and timeouts.
+  if (state.interrupted && state.pendingApprovals.length > 0) {
+    return failure(
+      "INTERRUPTED",
+      "approval_required",
+      "APPROVAL_REQUIRED",
+      `waiting for approval of ${state.pendingApprovals.join(", ")}: resume with --approve or --deny`,
+      "approval_required",
+    );
+  }
   if (state.interrupted)
     return failure("INTERRUPTED", "interrupt", "INTERRUPTED", "the run was interrupted", "interrupted");
   if (

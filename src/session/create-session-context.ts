@@ -1,4 +1,5 @@
 import type { ExecutionContract } from "../contract/execution-contract.js";
+import type { ModelPricing } from "../model/compute-cost.js";
 import type { ModelToolSpec } from "../model/model-client.js";
 import type { TokenEstimator } from "../model/token-estimator.js";
 import type { FinalReportValidation, SessionContext } from "./session-context.js";
@@ -16,6 +17,7 @@ export function createSessionContext(options: {
   readonly callPath?: string;
   readonly parentTxnId?: string | null;
   readonly originTxnId?: string | null;
+  readonly pricing?: readonly (ModelPricing | null)[];
 }): SessionContext {
   const { contract, tokenEstimator } = options;
   const allowed =
@@ -35,6 +37,7 @@ export function createSessionContext(options: {
     callPath: options.callPath ?? contract.agent_id,
     parentTxnId: options.parentTxnId ?? null,
     originTxnId: options.originTxnId ?? null,
+    pricing: options.pricing ?? [],
     countMessage: (message) => tokenEstimator.countMessage(message),
     countTools: (tools) => tokenEstimator.countTools(tools),
     toolSpecs: (onlyFinalReport) => (onlyFinalReport ? reportOnly : allTools),

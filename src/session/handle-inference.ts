@@ -1,3 +1,5 @@
+import { computeCostUsd, type ModelPricing } from "../model/compute-cost.js";
+import type { ModelUsage } from "../model/model-client.js";
 import { rateLimitDelayMs } from "../model/rate-limit-backoff.js";
 import type { LlmAccountingEntry } from "./accounting-entry.js";
 import { eventFlags } from "./event-flags.js";
@@ -37,7 +39,9 @@ export function handleInference(
       output: usage?.outputTokens ?? 0,
       ...(usage?.reasoningTokens !== undefined ? { reasoning: usage.reasoningTokens } : {}),
       ...(usage?.cacheReadTokens !== undefined ? { cacheRead: usage.cacheReadTokens } : {}),
+      ...(usage?.cacheWriteTokens !== undefined ? { cacheWrite: usage.cacheWriteTokens } : {}),
     },
+    ...costOf(context.pricing[attempt.targetIndex] ?? null, usage),
     timestamp: now,
     agentId: context.agentId,
     callPath: context.callPath,
@@ -180,4 +184,10 @@ export function handleInference(
   }
 
   return validateCalls(next, now, context, collector, adapter.canonical_message, adapter.rejected_calls);
+}
+
+function costOf(pricing: ModelPricing | null, usage: ModelUsage | null): { costUsd?: number } {
+  if (pricing === null || usage === null) return {};
+  const cost = computeCostUsd(pricing, usage);
+  return cost === null ? {} : { costUsd: cost };
 }

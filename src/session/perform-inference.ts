@@ -70,7 +70,21 @@ export async function performInference(
       latencyMs: environment.monotonicNow() - started,
       usage: null,
       rawRequestHash: null,
-      rawResponseHash: failure.rawResponse === null ? null : transcript.storeRaw(failure.rawResponse),
+      // A stream cut mid-way is a failed attempt, but what arrived before the cut is kept in the transcript.
+      rawResponseHash:
+        failure.rawResponse === null && failure.partialResponse === null
+          ? null
+          : transcript.storeRaw({
+              partial_response:
+                failure.partialResponse === null
+                  ? null
+                  : {
+                      reasoning: failure.partialResponse.reasoning,
+                      text: failure.partialResponse.text,
+                      toolCalls: failure.partialResponse.toolCalls,
+                    },
+              provider_response: failure.rawResponse ?? failure.partialResponse?.rawResponse ?? null,
+            }),
       adapterResult: null,
       failure: {
         errorClass: failure.errorClass,
@@ -99,6 +113,10 @@ export async function performInference(
         name: call.name,
       })),
       usage: response.usage,
+      // Parameters the provider could not take are reported, not dropped silently.
+      ...(response.warnings !== undefined && response.warnings.length > 0
+        ? { warnings: response.warnings }
+        : {}),
     },
     provider_response: response.rawResponse,
   });

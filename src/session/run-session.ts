@@ -12,7 +12,7 @@ import type { SessionDependencies } from "./session-dependencies.js";
 import type { ObservedTimeout, SessionEvent } from "./session-event.js";
 import { initialSessionState, type SessionState } from "./session-state.js";
 import type { TranscriptEntryInput, TranscriptSink } from "./transcript-sink.js";
-import { resumeTransition, startTransition, transition } from "./transition.js";
+import { startResumeTransition, startTransition, transition } from "./transition.js";
 
 /**
  * The driver: performs the effects the pure transition function asks for and feeds back their events.
@@ -46,10 +46,7 @@ export async function runSession(
 
   try {
     assertRunnableContract(contract);
-    let output =
-      resumeFrom === undefined
-        ? startTransition(state)
-        : resumeTransition(state, resumeFrom, environment.now(), context);
+    let output = resumeFrom === undefined ? startTransition(state) : startResumeTransition(state, resumeFrom);
     let previous = state;
     const onEvent = dependencies.onEvent;
     let stepSignal: AbortSignal = runSignal;
@@ -126,10 +123,17 @@ export async function runSession(
         }
         case "execute_tools": {
           const results: ToolExecutionResult[] = [];
+          const pendingApprovals: string[] = [];
           let previousTool = state.lastExecutedTool;
           for (const call of effect.calls) {
             if (signal.aborted) break;
             const result = await dependencies.executeTool(call, { signal, previousTool, turn: effect.turn });
+            // A destructive call without approval: the run stops here and resumes at this EXECUTE once it is
+            // approved or denied (the calls before it are not run again: their results are recorded).
+            if (result.error_code === "APPROVAL_REQUIRED") {
+              pendingApprovals.push(call.id);
+              break;
+            }
             results.push(result);
             if (result.executed) previousTool = call.name;
           }
@@ -139,6 +143,7 @@ export async function runSession(
             interrupted: interrupted(),
             timedOut: timedOut(),
             results,
+            ...(pendingApprovals.length > 0 ? { pendingApprovals } : {}),
           };
           break;
         }
@@ -201,10 +206,12 @@ function buildResult(
   const outcome = state.outcome ?? "FAILED_VALIDATION";
   let input = 0;
   let output = 0;
+  let costUsd: number | null = null;
   for (const entry of state.accounting) {
     if (entry.type === "llm") {
       input += entry.tokens.input;
       output += entry.tokens.output;
+      if (entry.costUsd !== undefined) costUsd = (costUsd ?? 0) + entry.costUsd;
     }
   }
   return {
@@ -220,6 +227,7 @@ function buildResult(
     turns: state.turn,
     toolsUsed: state.toolsUsed,
     tokens: { input, output },
+    costUsd,
     transcript: { entries: transcript.entryCount, headHash: transcript.headHash, directory: null },
   };
 }

@@ -1,5 +1,6 @@
 import type { AgentMessage } from "../contract/agent-message.js";
 import type { ExecutionContract } from "../contract/execution-contract.js";
+import type { ModelPricing } from "../model/compute-cost.js";
 import type { ModelToolSpec } from "../model/model-client.js";
 
 /** The outcome of validating `final_report` arguments (see tools/builtin/final-report-tool.ts). */
@@ -30,6 +31,8 @@ export interface SessionContext {
   /** For sub-agent runs: the delegating tool call's transaction and the root of the chain (seed 003). */
   readonly parentTxnId: string | null;
   readonly originTxnId: string | null;
+  /** Prices per contract model target (same order), for `costUsd` on accounting entries; null when unknown. */
+  readonly pricing: readonly (ModelPricing | null)[];
   countMessage(message: AgentMessage): number;
   countTools(tools: readonly ModelToolSpec[]): number;
   /** Tool specs offered to the model: every allowed tool, or only `final_report` on a forced final turn. */

@@ -57,4 +57,6 @@ export type SessionEvent =
       readonly interrupted: boolean;
       readonly timedOut: ObservedTimeout;
       readonly results: readonly ToolExecutionResult[];
+      /** Calls that were not executed because they need an approval (the run stops for it). */
+      readonly pendingApprovals?: readonly string[];
     };

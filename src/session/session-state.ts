@@ -81,6 +81,14 @@ export interface SessionState {
   readonly finalReport: FinalReport | null;
   readonly violation: PendingViolation | null;
   readonly interrupted: boolean;
+  /** Calls that wait for a confirmation the model cannot give (destructive tools): the run stops for them. */
+  readonly pendingApprovals: readonly string[];
+  /** Set while a resumed session runs its PRECHECK: where it resumes from. */
+  readonly resuming: {
+    readonly kind: "commit" | "before_execute";
+    readonly entryCount: number;
+    readonly headHash: string;
+  } | null;
   /** A timeout the driver observed firing (seed 002 predicate 1). */
   readonly timedOut: "total" | "step" | null;
   readonly outcome: AgentOutcome | null;
@@ -122,6 +130,8 @@ export function initialSessionState(
     finalReport: null,
     violation: null,
     interrupted: false,
+    pendingApprovals: [],
+    resuming: null,
     timedOut: null,
     outcome: null,
     error: null,

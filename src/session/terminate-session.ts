@@ -22,6 +22,7 @@ export function terminateSession(
       : syntheticFailureReport(format, decision.reason, decision.error?.message ?? decision.reason, now, {
           outcome: decision.outcome,
           turns: state.turn,
+          ...(state.pendingApprovals.length > 0 ? { pending_approvals: state.pendingApprovals } : {}),
           ...(state.finalReport !== null ? { discarded_report_source: state.finalReport.source } : {}),
         });
   const terminated: SessionState = {

@@ -27,10 +27,13 @@ export function transition(
       return handleInference(state, event, context);
     case "tools_completed": {
       const collector = new EntryCollector();
+      const pendingApprovals = event.pendingApprovals ?? [];
       const executed: SessionState = {
         ...state,
-        interrupted: state.interrupted || event.interrupted,
+        // A call waiting for approval stops the run like an interrupt: it resumes once approved or denied.
+        interrupted: state.interrupted || event.interrupted || pendingApprovals.length > 0,
         timedOut: state.timedOut ?? event.timedOut,
+        pendingApprovals,
       };
       collector.add(
         executed,
@@ -43,7 +46,11 @@ export function transition(
             name: call.name,
           })),
         },
-        { results: event.results, ...eventFlags(event.interrupted, event.timedOut) },
+        {
+          results: event.results,
+          ...eventFlags(event.interrupted, event.timedOut),
+          ...(pendingApprovals.length > 0 ? { pending_approvals: pendingApprovals } : {}),
+        },
       );
       return observeToolResults(executed, event.now, event.results, context, collector);
     }
@@ -56,24 +63,51 @@ export function startTransition(state: SessionState): TransitionOutput {
 }
 
 /**
- * Where a resumed run starts (seed 003 INV-CP-002: the step after the checkpoint). After a COMMIT: the next
- * turn's inference, prepared afresh. Before EXECUTE: the same calls again (the runner's tool executor decides,
- * per idempotency class, what happens to calls that were in flight when the process died).
+ * A resumed session (seed 003 INV-CP-002) starts with its own PRECHECK (the environment is checked again:
+ * tool servers up), recorded with where it resumes from, then continues at the step after the checkpoint:
+ * after a COMMIT, the next turn's inference; before EXECUTE, the same calls (the runner's tool executor
+ * decides, per idempotency class, what happens to calls that were in flight when the process died).
  */
-export function resumeTransition(
+export function startResumeTransition(state: SessionState, checkpoint: SessionCheckpoint): TransitionOutput {
+  const resuming = {
+    kind: checkpoint.kind,
+    entryCount: checkpoint.entry_count,
+    headHash: checkpoint.head_hash,
+  };
+  return {
+    state: {
+      ...state,
+      phase: "PRECHECK",
+      resuming,
+      interrupted: false,
+      timedOut: null,
+      pendingApprovals: [],
+    },
+    entries: [],
+    effect: { type: "precheck" },
+  };
+}
+
+function continueResumedSession(
   state: SessionState,
-  checkpoint: SessionCheckpoint,
   now: number,
   context: SessionContext,
+  collector: EntryCollector,
 ): TransitionOutput {
-  if (checkpoint.kind === "before_execute") {
+  const resumed: SessionState = { ...state, resuming: null };
+  if (state.resuming?.kind === "before_execute") {
     return {
-      state,
-      entries: [],
+      state: { ...resumed, phase: "EXECUTE" },
+      entries: collector.entries,
       effect: { type: "execute_tools", turn: state.turn, calls: state.callsToExecute },
     };
   }
-  return prepareInference({ ...state, attemptInTurn: 0, turnStartedAt: now }, now, context, []);
+  return prepareInference(
+    { ...resumed, attemptInTurn: 0, turnStartedAt: now },
+    now,
+    context,
+    collector.entries,
+  );
 }
 
 /** Feasibility checks that follow from the contract alone (seed 002 Phase 2b). */
@@ -118,13 +152,23 @@ function completePrecheck(
     state,
     "PRECHECK",
     now,
-    {
-      checks: ["contract", "context_feasibility", "tool_availability", "environment"],
-      contract_hash: context.contract.contract_hash,
-      // The run's inputs, so that the transcript alone is enough to replay it.
-      conversation: state.conversation,
-      started_at: state.startedAt,
-    },
+    state.resuming === null
+      ? {
+          checks: ["contract", "context_feasibility", "tool_availability", "environment"],
+          contract_hash: context.contract.contract_hash,
+          // The run's inputs, so that the transcript alone is enough to replay it.
+          conversation: state.conversation,
+          started_at: state.startedAt,
+        }
+      : {
+          checks: ["contract", "context_feasibility", "tool_availability", "environment"],
+          contract_hash: context.contract.contract_hash,
+          resumed_from: {
+            entry_count: state.resuming.entryCount,
+            head_hash: state.resuming.headHash,
+            kind: state.resuming.kind,
+          },
+        },
     { ok: problems.length === 0, problems, ...eventFlags(interrupted, timedOut) },
   );
   if (interrupted) {
@@ -147,5 +191,6 @@ function completePrecheck(
       reason: "preflight_failed",
     });
   }
+  if (state.resuming !== null) return continueResumedSession(state, now, context, collector);
   return prepareInference({ ...state, turn: 1, turnStartedAt: now }, now, context, collector.entries);
 }

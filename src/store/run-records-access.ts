@@ -48,23 +48,15 @@ export function createRunRecordsAccess(
       const rows = await guard("readEntryLines", { runId }, () =>
         database
           .selectFrom("charter_transcript_entries")
-          .select(["seq", "step_id", "state", "turn", "hash", "line"])
+          // Aliased to the record's names: the driver's rows are the records, with no copy per line.
+          .select(["seq", "step_id as stepId", "state", "turn", "hash", "line"])
           .where("run_id", "=", runId)
           .where("seq", ">=", next)
           .orderBy("seq")
           .limit(pageSize)
           .execute(),
       );
-      if (rows.length > 0) {
-        yield rows.map((row) => ({
-          seq: row.seq,
-          stepId: row.step_id,
-          state: row.state,
-          turn: row.turn,
-          hash: row.hash,
-          line: row.line,
-        }));
-      }
+      if (rows.length > 0) yield rows;
       if (rows.length < pageSize) return;
       next = (rows[rows.length - 1]?.seq ?? next) + 1;
     }

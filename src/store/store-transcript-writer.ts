@@ -186,9 +186,11 @@ export function createStoreTranscriptWriter(options: StoreTranscriptWriterOption
         accept();
         const runId = requireRun();
         let covered: TranscriptEntry | null = null;
+        // A `before_execute` checkpoint covers the last entry written before tools run; others a COMMIT.
+        const beforeExecute = (commit.checkpoint as { kind?: unknown }).kind === "before_execute";
         for (let index = pendingEntries.length - 1; index >= 0 && covered === null; index--) {
           const entry = (pendingEntries[index] as StoredEntryInput).entry;
-          if (entry.state === "COMMIT") covered = entry;
+          if (entry.state === "COMMIT" || beforeExecute) covered = entry;
         }
         if (covered === null) {
           throw storeError(

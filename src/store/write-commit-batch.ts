@@ -26,7 +26,9 @@ export function checkCommitBatch(batch: CommitBatch): void {
   const checkpoint = batch.checkpoint;
   if (checkpoint === undefined || checkpoint === null) return;
   const covered = entries.find((stored) => stored.entry.seq === checkpoint.seq);
-  if (covered === undefined || covered.entry.state !== "COMMIT") {
+  // A checkpoint covers a COMMIT, or (kind `before_execute`) the last entry before tools execute.
+  const beforeExecute = (checkpoint.document as { kind?: unknown } | null)?.kind === "before_execute";
+  if (covered === undefined || (covered.entry.state !== "COMMIT" && !beforeExecute)) {
     throw storeError(
       "batch_invalid",
       "a checkpoint must cover a COMMIT entry written in the same batch (seed 003 INV-CP-001)",

@@ -121,6 +121,25 @@ async function serve(): Promise<void> {
   );
 
   server.registerTool(
+    "record_slowly",
+    {
+      description:
+        "Appends {key} to the record file, then waits `ms` before answering: a side effect in flight.",
+      inputSchema: { key: z.string(), ms: z.number().int().nonnegative() },
+      annotations: { destructiveHint: false, idempotentHint: false },
+    },
+    async ({ key, ms }) => {
+      const file = process.env.CHARTER_TEST_RECORD_FILE;
+      if (file === undefined || file === "") {
+        return { content: [{ type: "text", text: "CHARTER_TEST_RECORD_FILE is not set" }], isError: true };
+      }
+      appendFileSync(file, `${JSON.stringify({ tool: "record_slowly", key, pid: process.pid })}\n`);
+      await delay(ms);
+      return text("recorded slowly");
+    },
+  );
+
+  server.registerTool(
     "crash",
     { description: "Exits the server process at once, without answering." },
     async () => process.exit(1),

@@ -26,7 +26,7 @@ export interface HashChainTranscriptOptions {
   readonly keepEntries?: boolean;
   /**
    * Continue a chain already stored (resume): the next entry gets seq `entryCount` and links to `headHash`.
-   * The header is then not written again (the writer already holds the run).
+   * The same header is handed to the writer again (a run-store writer checks it against the stored run).
    */
   readonly continueFrom?: {
     readonly entryCount: number;
@@ -86,7 +86,8 @@ export function createHashChainTranscript(options: HashChainTranscriptOptions): 
     genesis_hash: genesisHash,
     created_at: options.continueFrom?.createdAt ?? new Date(environment.now()).toISOString(),
   });
-  if (options.continueFrom === undefined) writer?.writeHeader(header);
+  // Also when continuing: a run-store writer checks that the header is the stored run's.
+  writer?.writeHeader(header);
 
   let headHash = options.continueFrom?.headHash ?? genesisHash;
   let entryCount = options.continueFrom?.entryCount ?? 0;

@@ -61,6 +61,8 @@ output:
     required: [verdict]
 modelProfile: qwen-strict
 agents: [./helper.md]
+destructiveTools: [drop_table]
+approvedTools: [delete_file]
 maxDepth: 3
 inputSchema:
   type: object
@@ -78,6 +80,8 @@ describe("parseAgentFile", () => {
       models: ["local/qwen3", "openai/gpt-4o-mini"],
       tools: ["github", "read_file"],
       agents: ["./helper.md"],
+      destructiveTools: ["drop_table"],
+      approvedTools: ["delete_file"],
       maxDepth: 3,
       inputSchema: { type: "object", required: ["prompt"] },
       temperature: 0.2,

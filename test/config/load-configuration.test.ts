@@ -72,7 +72,15 @@ describe("loadConfiguration layers", () => {
       await rm(paths[expected]);
     }
     const { configuration } = await loadConfiguration({ ...options, configPath: undefined });
-    expect(configuration).toEqual({ providers: {}, mcpServers: {}, restTools: {}, queues: {}, defaults: {} });
+    expect(configuration).toEqual({
+      providers: {},
+      mcpServers: {},
+      restTools: {},
+      queues: {},
+      pricing: {},
+      store: {},
+      defaults: {},
+    });
   });
 
   it("reports every layer, highest first, with whether it was present", async () => {
@@ -147,6 +155,8 @@ describe("loadConfiguration layers", () => {
       },
       restTools: {},
       queues: {},
+      pricing: {},
+      store: {},
       defaults: { tools: ["files"], temperature: null, maxTurns: 20, output: { format: "json" } },
     });
   });

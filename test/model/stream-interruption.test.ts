@@ -242,6 +242,26 @@ describe.each(providerCases)("streaming: $label", (providerCase: ProviderCase) =
   });
 });
 
+describe("streaming: a stalled stream", () => {
+  it("is a timeout once the client's time is up, and keeps what had arrived", async () => {
+    const providerCase = providerCases.find((candidate) => candidate.type === "google")!;
+    let release: () => void = () => {};
+    const stalled = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    server = await startScriptedProviderServer({
+      script: [{ kind: "text", text, stream: { chunkSize: 5, cutAfterChunks: 2 } }],
+      // The server holds the stream open, without another chunk, until the client has given up.
+      beforeCut: () => stalled,
+    });
+    const error = await rejection(
+      clientFor(providerCase, server, { timeoutMs: 400 }).generate(request({ stream: true })),
+    ).finally(release);
+    expect(error.errorClass).toBe("timeout");
+    expect(error.partialResponse?.text).toBe("Hello ther");
+  });
+});
+
 describe("streaming: partial tool calls", () => {
   it("keeps a call whose arguments were complete before the cut and drops the unfinished one", async () => {
     const providerCase = providerCases.find((candidate) => candidate.label === "anthropic")!;

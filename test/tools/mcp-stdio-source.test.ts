@@ -104,6 +104,7 @@ describe("an MCP server over stdio", () => {
       "test__echo",
       "test__fail",
       "test__record",
+      "test__record_slowly",
       "test__slow",
     ]);
     const echo = registry.get("test__echo")!.manifest;
@@ -188,7 +189,7 @@ describe("MCP server lifecycle", () => {
     const paged = await testServer({ env: { CHARTER_TEST_MCP_PAGE_SIZE: "2" } }).start();
     const single = await testServer().start();
     expect(paged.map((tool) => tool.manifest)).toEqual(single.map((tool) => tool.manifest));
-    expect(paged).toHaveLength(7);
+    expect(paged).toHaveLength(8);
   });
 
   it("rejects with MCP_SERVER_FAILED (phase start, exit code, stderr) when the server exits before connecting", async () => {

@@ -1,0 +1,35 @@
+import { CharterError } from "../foundation/charter-error.js";
+import { resumeStoredRun } from "../runner/resume-stored-run.js";
+import { finalReportText } from "../session/final-report.js";
+import type { CliStreams } from "./cli-streams.js";
+import { exitCodeForResult } from "./exit-code.js";
+
+/** `charter resume <run-id> [--approve <call-id>]... [--deny <call-id>]...`. */
+export async function resumeCommand(
+  positionals: readonly string[],
+  values: { json?: boolean; store?: string; approve?: string[]; deny?: string[]; "runs-dir"?: string },
+  streams: CliStreams,
+): Promise<number> {
+  const [runId] = positionals;
+  if (runId === undefined) {
+    throw new CharterError("ARGUMENT_INVALID", "charter resume needs a run id", {
+      details: { argument: "run" },
+    });
+  }
+  const result = await resumeStoredRun({
+    runId,
+    approve: values.approve ?? [],
+    deny: values.deny ?? [],
+    signal: streams.signal,
+    ...(values.store !== undefined ? { store: values.store } : {}),
+    ...(values["runs-dir"] !== undefined ? { runsDirectory: values["runs-dir"] } : {}),
+  });
+  if (values.json) streams.stdout.write(`${JSON.stringify(result)}\n`);
+  else {
+    if (result.finalReport !== null) streams.stdout.write(`${finalReportText(result.finalReport)}\n`);
+    if (!result.success && result.error !== null) {
+      streams.stderr.write(`charter: ${result.outcome}: ${result.error.code}: ${result.error.message}\n`);
+    }
+  }
+  return exitCodeForResult(result);
+}

@@ -1,0 +1,39 @@
+import { executionContractSchema } from "../contract/execution-contract.js";
+import { CharterError } from "../foundation/charter-error.js";
+import type { ToolCallExecutor } from "../session/session-dependencies.js";
+import type { RunStore } from "../store/run-store.js";
+import type { TranscriptEntry } from "../transcript/transcript-entry.js";
+import { type ReplayReport, replayRecordedRun } from "./replay-recorded-run.js";
+
+/** `charter replay <run-id>` over the run store: the stored entries and raw payloads, replayed offline. */
+export async function replayStoredRun(
+  store: RunStore,
+  runId: string,
+  options: { liveTools?: ToolCallExecutor } = {},
+): Promise<ReplayReport> {
+  const run = await store.getRun(runId);
+  if (run === null)
+    throw new CharterError("RUN_NOT_FOUND", `no run ${runId} in ${store.location}`, { details: { runId } });
+  const contract = executionContractSchema.safeParse(run.contract);
+  if (!contract.success) {
+    throw new CharterError(
+      "TRANSCRIPT_INVALID",
+      `the stored contract of run ${runId} is not a valid contract`,
+      { details: { runId } },
+    );
+  }
+  const entries: TranscriptEntry[] = [];
+  for await (const entry of store.readEntries(runId)) entries.push(entry);
+  return replayRecordedRun(
+    {
+      header: run.header,
+      contract: contract.data,
+      entries,
+      readRaw: async (hash) => {
+        const json = await store.readRaw(hash);
+        return json === null ? null : JSON.parse(json);
+      },
+    },
+    options,
+  );
+}

@@ -1,0 +1,268 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { watch } from "node:fs";
+import { mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { AIAgentResult } from "../../src/session/agent-result.js";
+import {
+  type RecordedRequest,
+  type ScriptedOpenAIServer,
+  startScriptedOpenAIServer,
+} from "../../src/testing/scripted-openai-server.js";
+import type { ScriptedStep } from "../../src/testing/scripted-openai-step.js";
+import { cli, mcpTestServerPath } from "../cli/cli-harness.js";
+
+/**
+ * Durable runs for real: `charter run` as a child process against the scripted model and the real MCP test
+ * server, killed with SIGKILL at different points, then `charter resume`. Asserts: the expected outcome, a
+ * transcript that verifies and replays, no committed step lost, and no non-idempotent tool run twice.
+ */
+const binary = resolve(import.meta.dirname, "../../dist/cli/main.js");
+let server: ScriptedOpenAIServer | null = null;
+let child: ChildProcess | null = null;
+afterEach(async () => {
+  child?.kill("SIGKILL");
+  child = null;
+  await server?.close();
+  server = null;
+});
+
+interface WireMessage {
+  role: string;
+  content?: string;
+}
+
+/** The scripted model: a fixed plan, chosen from how many tool results the conversation holds. */
+function plan(steps: readonly ScriptedStep[]) {
+  return (request: RecordedRequest): ScriptedStep => {
+    const messages = (request.body as { messages: WireMessage[] }).messages;
+    const done = messages.filter((message) => message.role === "tool").length;
+    return steps[Math.min(done, steps.length - 1)]!;
+  };
+}
+
+async function setUp(steps: readonly ScriptedStep[], hooks: { onRequest?: (index: number) => void } = {}) {
+  const respond = plan(steps);
+  server = await startScriptedOpenAIServer({
+    respond: (request, index) => {
+      hooks.onRequest?.(index);
+      return respond(request);
+    },
+  });
+  const directory = await mkdtemp(join(tmpdir(), "charter-durable-"));
+  const recordFile = join(directory, "records.jsonl");
+  await writeFile(recordFile, "");
+  await writeFile(
+    join(directory, "agent.md"),
+    "---\nmodels: [local/m]\ntools: [test]\nmaxTurns: 8\ntoolTimeout: 2m\n---\nDo the task with tools.\n",
+  );
+  await writeFile(
+    join(directory, ".charter.json"),
+    JSON.stringify({
+      providers: {
+        local: {
+          type: "openai-compatible",
+          baseUrl: server.baseUrl,
+          models: { m: { contextWindow: 32000 } },
+        },
+      },
+      mcpServers: {
+        test: {
+          type: "stdio",
+          command: process.execPath,
+          args: [mcpTestServerPath],
+          env: { CHARTER_TEST_RECORD_FILE: recordFile },
+        },
+      },
+    }),
+  );
+  return { directory, recordFile, store: join(directory, "charter.db") };
+}
+
+function startRun(
+  directory: string,
+  store: string,
+): { exited: Promise<number | null>; stdout: () => string } {
+  child = spawn(
+    process.execPath,
+    [
+      binary,
+      "run",
+      join(directory, "agent.md"),
+      "Go.",
+      "--json",
+      "--store",
+      store,
+      "--runs-dir",
+      join(directory, "runs"),
+    ],
+    {
+      cwd: directory,
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  let stdout = "";
+  child.stdout?.on("data", (chunk: Buffer) => {
+    stdout += chunk.toString("utf8");
+  });
+  const exited = new Promise<number | null>((resolveExit) => child?.on("exit", (code) => resolveExit(code)));
+  return { exited, stdout: () => stdout };
+}
+
+async function onlyRunId(store: string): Promise<string> {
+  const listed = await cli(["runs", "list", "--json", "--store", store]);
+  const runs = JSON.parse(listed.stdout) as { runId: string; status: string }[];
+  expect(runs).toHaveLength(1);
+  expect(runs[0]!.status).toBe("running"); // the process died: nobody marked it finished
+  return runs[0]!.runId;
+}
+
+async function records(file: string): Promise<{ tool: string; key: string }[]> {
+  return (await readFile(file, "utf8"))
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => JSON.parse(line));
+}
+
+describe("kill -9 and resume", () => {
+  it("killed during an inference after committed tool calls: resumes at the next step, no side effect repeated", async () => {
+    let killAt: (() => void) | null = null;
+    const killed = new Promise<void>((resolveKill) => {
+      killAt = resolveKill;
+    });
+    const { directory, recordFile, store } = await setUp(
+      [
+        { kind: "tool_calls", calls: [{ name: "test__record", arguments: { key: "first", value: "1" } }] },
+        { kind: "tool_calls", calls: [{ name: "test__record", arguments: { key: "second", value: "2" } }] },
+        {
+          kind: "tool_calls",
+          calls: [{ name: "final_report", arguments: { format: "markdown", content: "recorded both" } }],
+        },
+      ],
+      {
+        onRequest: (index) => {
+          if (index === 2) killAt?.(); // the third model call: two turns are committed
+        },
+      },
+    );
+    const run = startRun(directory, store);
+    await killed;
+    child?.kill("SIGKILL");
+    await run.exited;
+    const runId = await onlyRunId(store);
+
+    const resumed = await cli(["resume", runId, "--json", "--store", store]);
+    const result = JSON.parse(resumed.stdout) as AIAgentResult;
+    expect(resumed.exitCode).toBe(0);
+    expect(result).toMatchObject({
+      outcome: "COMPLETED_WITH_TOOLS",
+      runId,
+      finalReport: { content: "recorded both" },
+    });
+    expect((await records(recordFile)).map((record) => record.key)).toEqual(["first", "second"]);
+    const verified = await cli(["verify", runId, "--json", "--store", store]);
+    expect(JSON.parse(verified.stdout)).toMatchObject({ ok: true });
+    const replayed = await cli(["replay", runId, "--json", "--store", store]);
+    expect(JSON.parse(replayed.stdout)).toMatchObject({ ok: true, outcome: "COMPLETED_WITH_TOOLS" });
+    const shown = JSON.parse((await cli(["runs", "show", runId, "--json", "--store", store])).stdout);
+    expect(shown).toMatchObject({
+      status: "completed",
+      outcome: "COMPLETED_WITH_TOOLS",
+      chainHead: result.transcript.headHash,
+    });
+  });
+
+  it("killed while a non-idempotent tool runs: the tool is not run again, the model is told its outcome is unknown", async () => {
+    const { directory, recordFile, store } = await setUp([
+      {
+        kind: "tool_calls",
+        calls: [{ name: "test__record_slowly", arguments: { key: "in-flight", ms: 600_000 } }],
+      },
+      {
+        kind: "tool_calls",
+        calls: [
+          { name: "final_report", arguments: { format: "markdown", content: "checked the side effect" } },
+        ],
+      },
+    ]);
+    const started = new Promise<void>((resolveStart) => {
+      const watcher = watch(recordFile, () => {
+        watcher.close();
+        resolveStart();
+      });
+    });
+    const run = startRun(directory, store);
+    await started;
+    child?.kill("SIGKILL");
+    await run.exited;
+    const runId = await onlyRunId(store);
+
+    const resumed = await cli(["resume", runId, "--json", "--store", store]);
+    const result = JSON.parse(resumed.stdout) as AIAgentResult;
+    expect(result.outcome).toBe("COMPLETED_CHAT_ONLY");
+    const toolReply = result.conversation.find((message) => message.role === "tool");
+    expect(toolReply?.content.startsWith("(tool failed: outcome unknown")).toBe(true);
+    expect((await records(recordFile)).filter((record) => record.key === "in-flight")).toHaveLength(1);
+    expect(JSON.parse((await cli(["replay", runId, "--json", "--store", store])).stdout)).toMatchObject({
+      ok: true,
+    });
+  });
+});
+
+describe("approvals through the CLI", () => {
+  it("stops for a destructive call, then `resume --approve` runs it exactly once", async () => {
+    const { directory, recordFile, store } = await setUp([
+      {
+        kind: "tool_calls",
+        calls: [{ id: "call_erase", name: "test__record", arguments: { key: "erase", value: "all" } }],
+      },
+      {
+        kind: "tool_calls",
+        calls: [{ name: "final_report", arguments: { format: "markdown", content: "erased" } }],
+      },
+    ]);
+    await writeFile(
+      join(directory, "agent.md"),
+      "---\nmodels: [local/m]\ntools: [test]\ndestructiveTools: [test__record]\n---\nErase when asked.\n",
+    );
+    const first = await cli([
+      "run",
+      join(directory, "agent.md"),
+      "Erase.",
+      "--json",
+      "--store",
+      store,
+      "--runs-dir",
+      join(directory, "runs"),
+    ]);
+    expect(first.exitCode).toBe(1);
+    const stopped = JSON.parse(first.stdout) as AIAgentResult;
+    expect(stopped).toMatchObject({ outcome: "INTERRUPTED", error: { code: "APPROVAL_REQUIRED" } });
+    expect(stopped.finalReport?.metadata).toMatchObject({ pending_approvals: ["call_erase"] });
+    expect(await records(recordFile)).toEqual([]);
+    expect(
+      JSON.parse((await cli(["runs", "show", stopped.runId, "--json", "--store", store])).stdout),
+    ).toMatchObject({
+      status: "awaiting_approval",
+    });
+
+    const resumed = await cli([
+      "resume",
+      stopped.runId,
+      "--approve",
+      "call_erase",
+      "--json",
+      "--store",
+      store,
+    ]);
+    expect(resumed.exitCode).toBe(0);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({
+      outcome: "COMPLETED_WITH_TOOLS",
+      finalReport: { content: "erased" },
+    });
+    expect((await records(recordFile)).map((record) => record.key)).toEqual(["erase"]);
+    const replay = await cli(["replay", stopped.runId, "--json", "--store", store]);
+    expect(JSON.parse(replay.stdout)).toMatchObject({ ok: true });
+  });
+});

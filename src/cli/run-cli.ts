@@ -13,7 +13,7 @@ import { verifyCommand } from "./verify-command.js";
 const usage = `Usage:
   charter run <agent.md> [prompt|-] [--config FILE] [--set key=value ...] [--stream] [--json] [--runs-dir DIR]
   charter verify <run-dir|run-id> [--json] [--runs-dir DIR] [--store URL]
-  charter replay <run-dir|run-id> [--json] [--runs-dir DIR] [--store URL]
+  charter replay <run-dir|run-id> [--live-tools] [--json] [--runs-dir DIR] [--store URL]
   charter resume <run-id> [--approve CALL-ID ...] [--deny CALL-ID ...] [--json] [--store URL]
   charter runs list [--limit N] [--json] [--store URL]
   charter runs show <run-id> [--json] [--store URL]
@@ -46,6 +46,7 @@ export async function runCli(argv: readonly string[], streams: CliStreams): Prom
         stream: { type: "boolean", default: false },
         "runs-dir": { type: "string" },
         store: { type: "string" },
+        "live-tools": { type: "boolean", default: false },
         approve: { type: "string", multiple: true },
         deny: { type: "string", multiple: true },
         limit: { type: "string" },

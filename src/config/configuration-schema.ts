@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { agentSettingsSchema } from "./agent-settings-schema.js";
-import { mcpServerSchema, mcpServerShape } from "./mcp-server-configuration-schema.js";
+import { durationSchema, mcpServerSchema, mcpServerShape } from "./mcp-server-configuration-schema.js";
 import { pricingLayerSchema, pricingSchema } from "./pricing-configuration-schema.js";
 import { providerSchema, providerShape } from "./provider-configuration-schema.js";
 import { queueReferenceIssues, queueSchema, queueShape } from "./queue-configuration-schema.js";
@@ -24,6 +24,12 @@ const storeConfigurationSchema = z
   .strict();
 
 /**
+ * Read-only tool results cached across runs, with a TTL: keys are an MCP server name (all its read-only tools)
+ * or `<server>__<tool>` (one tool, which wins); values are durations ("90s", "5m", or milliseconds).
+ */
+const toolCacheSchema = z.record(z.string().min(1), durationSchema);
+
+/**
  * One configuration file before merging. Every key is optional (a higher layer may override a single
  * field of a provider defined lower down), but unknown keys and ill-typed values are caught here, where
  * the file that holds them is still known. Each section's schema lives in its own file.
@@ -36,6 +42,7 @@ export const configurationLayerSchema = z
     queues: z.record(z.string().min(1), z.object(queueShape).partial().strict()).optional(),
     pricing: pricingLayerSchema.optional(),
     store: storeConfigurationSchema.optional(),
+    toolCache: toolCacheSchema.optional(),
     defaults: agentSettingsSchema.optional(),
   })
   .strict();
@@ -49,6 +56,7 @@ export const configurationSchema = z
     queues: z.record(z.string().min(1), queueSchema).default({}),
     pricing: pricingSchema.default({}),
     store: storeConfigurationSchema.default({}),
+    toolCache: toolCacheSchema.default({}),
     defaults: agentSettingsSchema.default({}),
   })
   .strict()

@@ -24,9 +24,11 @@ import type { ToolOutputExtractor } from "../tools/builtin/tool-output-extractio
 import { createToolOutputTool } from "../tools/builtin/tool-output-tool.js";
 import { createDefaultPipeline } from "../tools/create-default-pipeline.js";
 import { createToolCallExecutor } from "../tools/create-tool-call-executor.js";
+import { cacheStage, type ToolResultCache } from "../tools/stages/cache-stage.js";
 import { queueStage } from "../tools/stages/queue-stage.js";
 import type { RegisteredTool } from "../tools/tool-definition.js";
 import { createToolOutputStore } from "../tools/tool-output-store.js";
+import type { ToolCallContext, ToolStage } from "../tools/tool-pipeline.js";
 import type { ToolQueue } from "../tools/tool-queue.js";
 import { ToolRegistry } from "../tools/tool-registry.js";
 import { createHashChainTranscript, type HashChainTranscript } from "../transcript/hash-chain-transcript.js";
@@ -53,6 +55,11 @@ export interface AgentDefinition {
   readonly preflight?: () => Promise<readonly PreflightProblem[]>;
   /** Named tool queues (`queues.<name>.concurrent`) bounding concurrent executions; see queueStage. */
   readonly queues?: ReadonlyMap<string, ToolQueue>;
+  /** Caches results of read-only tools across runs (a TTL per tool; null: not cached). */
+  readonly toolCache?: {
+    readonly cache: ToolResultCache;
+    readonly ttlFor: (call: ToolCallContext) => number | null;
+  };
   /** Answers `tool_output` extraction steps with child runs; without it, extraction is unavailable. */
   readonly extract?: ToolOutputExtractor;
   /** Delegation trace ids for sub-agent runs (seed 003): set on every accounting entry of the run. */
@@ -154,11 +161,13 @@ export function prepareAgent(definition: AgentDefinition): PreparedAgent {
         }
       : {}),
   });
-  const pipeline = createDefaultPipeline(
-    definition.queues !== undefined && definition.queues.size > 0
-      ? { beforeExecution: [queueStage(definition.queues)] }
-      : {},
-  );
+  // Before execution: the cache answers first (a hit needs no queue slot), then the queue bounds what runs.
+  const beforeExecution: ToolStage[] = [];
+  if (definition.toolCache !== undefined)
+    beforeExecution.push(cacheStage(definition.toolCache.cache, definition.toolCache.ttlFor));
+  if (definition.queues !== undefined && definition.queues.size > 0)
+    beforeExecution.push(queueStage(definition.queues));
+  const pipeline = createDefaultPipeline({ beforeExecution });
 
   return {
     contract: template,

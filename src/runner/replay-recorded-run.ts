@@ -265,18 +265,21 @@ export async function replayRecordedRun(
             previousTool,
             turn: effect.turn,
           });
-          live.push(result);
           if (result.executed) previousTool = call.name;
           const recordedResult = results.find((candidate) => candidate.call_id === call.id);
+          // Timings always differ: a live result that says the same as the record counts as the record.
           if (
-            recordedResult === undefined ||
-            recordedResult.content !== result.content ||
-            recordedResult.status !== result.status
+            recordedResult !== undefined &&
+            recordedResult.content === result.content &&
+            recordedResult.status === result.status
           ) {
+            live.push(recordedResult);
+          } else {
+            live.push(result);
             toolDivergences.push({
               callId: call.id,
               tool: call.name,
-              detail: `recorded ${recordedResult?.status ?? "nothing"}, live ${result.status}`,
+              detail: `recorded ${recordedResult?.status ?? "nothing"}, live ${result.status}${recordedResult !== undefined && recordedResult.status === result.status ? " with a different output" : ""}`,
             });
           }
         }

@@ -3,13 +3,15 @@ import { CharterError } from "../foundation/charter-error.js";
 import type { ToolCallExecutor } from "../session/session-dependencies.js";
 import type { RunStore } from "../store/run-store.js";
 import type { TranscriptEntry } from "../transcript/transcript-entry.js";
+import type { RunInvocation } from "./durable-run-hooks.js";
+import { createLiveToolExecutor } from "./live-tool-executor.js";
 import { type ReplayReport, replayRecordedRun } from "./replay-recorded-run.js";
 
 /** `charter replay <run-id>` over the run store: the stored entries and raw payloads, replayed offline. */
 export async function replayStoredRun(
   store: RunStore,
   runId: string,
-  options: { liveTools?: ToolCallExecutor } = {},
+  options: { liveTools?: boolean } = {},
 ): Promise<ReplayReport> {
   const run = await store.getRun(runId);
   if (run === null)
@@ -24,16 +26,34 @@ export async function replayStoredRun(
   }
   const entries: TranscriptEntry[] = [];
   for await (const entry of store.readEntries(runId)) entries.push(entry);
-  return replayRecordedRun(
-    {
-      header: run.header,
-      contract: contract.data,
-      entries,
-      readRaw: async (hash) => {
-        const json = await store.readRaw(hash);
-        return json === null ? null : JSON.parse(json);
+  // --live-tools: start the run's tools from the invocation its checkpoints recorded.
+  let live: { executor: ToolCallExecutor; close: () => Promise<void> } | null = null;
+  if (options.liveTools === true) {
+    const checkpoint = await store.latestCheckpoint(runId);
+    const invocation = (checkpoint?.document as { invocation?: RunInvocation } | undefined)?.invocation;
+    if (invocation === undefined) {
+      throw new CharterError(
+        "RUN_NOT_RESUMABLE",
+        `run ${runId} has no recorded invocation to start its tools from`,
+        { details: { runId } },
+      );
+    }
+    live = await createLiveToolExecutor(invocation, contract.data);
+  }
+  try {
+    return await replayRecordedRun(
+      {
+        header: run.header,
+        contract: contract.data,
+        entries,
+        readRaw: async (hash) => {
+          const json = await store.readRaw(hash);
+          return json === null ? null : JSON.parse(json);
+        },
       },
-    },
-    options,
-  );
+      live === null ? {} : { liveTools: live.executor },
+    );
+  } finally {
+    await live?.close();
+  }
 }

@@ -31,6 +31,7 @@ import { guardToolCalls } from "./guard-tool-calls.js";
 import { preflightFailureResult } from "./preflight-failure-result.js";
 import { prepareAgent } from "./prepare-agent.js";
 import { startToolSources } from "./start-tool-sources.js";
+import { createStoreToolResultCache, toolCacheTtl } from "./store-tool-result-cache.js";
 import { createSubAgentTool } from "./sub-agent-tool.js";
 
 export interface RunAgentOptions {
@@ -240,6 +241,14 @@ async function runLoadedAgent(
       redactor,
       trace: { callPath: trace.callPath, parentTxnId: trace.parentTxnId, originTxnId: trace.originTxnId },
       queues: processToolQueues(configuration.queues),
+      ...(Object.keys(configuration.toolCache).length > 0
+        ? {
+            toolCache: {
+              cache: createStoreToolResultCache(context.store),
+              ttlFor: toolCacheTtl(configuration),
+            },
+          }
+        : {}),
       extract: createExtractionRunner({ targets, models, environment, redactor, callPath: trace.callPath }),
     });
     contractHash = prepared.contract.contract_hash;

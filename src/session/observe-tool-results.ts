@@ -90,6 +90,7 @@ export function observeToolResults(
         turn: state.turn,
         callId: call.id,
         ...(result.error_code ? { errorCode: result.error_code } : {}),
+        ...(result.cache_hit !== undefined ? { cache_hit: result.cache_hit } : {}),
       });
     } else if (plan !== undefined) {
       content = plan.content;

@@ -24,11 +24,14 @@ export interface ToolExecutionResult {
   readonly source: { readonly kind: string; readonly server: string | null; readonly tool: string };
   /** Accounting entries of work done on the tool's behalf (a child run's model calls); absent when none. */
   readonly accounting?: readonly unknown[];
+  /** For cacheable read-only tools: whether the result came from the cache. */
+  readonly cache_hit?: boolean;
 }
 
 /** The result's fields in sorted key order, `accounting` aside. */
 function sortedFields(result: ToolExecutionResult) {
   return {
+    ...(result.cache_hit !== undefined ? { cache_hit: result.cache_hit } : {}),
     call_id: result.call_id,
     characters_in: result.characters_in,
     characters_out: result.characters_out,

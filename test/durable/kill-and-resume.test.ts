@@ -266,3 +266,33 @@ describe("approvals through the CLI", () => {
     expect(JSON.parse(replay.stdout)).toMatchObject({ ok: true });
   });
 });
+
+describe("replay --live-tools", () => {
+  it("re-executes the recorded run's tools for real and reports no divergence when they answer the same", async () => {
+    const { directory, recordFile, store } = await setUp([
+      { kind: "tool_calls", calls: [{ name: "test__echo", arguments: { text: "same answer" } }] },
+      { kind: "tool_calls", calls: [{ name: "test__record", arguments: { key: "again", value: "1" } }] },
+      {
+        kind: "tool_calls",
+        calls: [{ name: "final_report", arguments: { format: "markdown", content: "done" } }],
+      },
+    ]);
+    const first = await cli([
+      "run",
+      join(directory, "agent.md"),
+      "Go.",
+      "--json",
+      "--store",
+      store,
+      "--runs-dir",
+      join(directory, "runs"),
+    ]);
+    const result = JSON.parse(first.stdout) as AIAgentResult;
+    expect(result.success).toBe(true);
+    const replayed = await cli(["replay", result.runId, "--live-tools", "--json", "--store", store]);
+    const report = JSON.parse(replayed.stdout);
+    expect(report).toMatchObject({ ok: true, toolDivergences: [] });
+    // The side-effecting tool really ran again (that is what --live-tools is for).
+    expect((await records(recordFile)).map((record) => record.key)).toEqual(["again", "again"]);
+  });
+});

@@ -1,0 +1,51 @@
+import { homedir } from "node:os";
+import { dirname, resolve } from "node:path";
+import { loadAgentFile } from "../config/agent-file.js";
+import { loadConfiguration } from "../config/load-configuration.js";
+import { parseSetOverrides } from "../config/parse-set-overrides.js";
+import type { ExecutionContract } from "../contract/execution-contract.js";
+import { systemEnvironment } from "../foundation/environment.js";
+import type { ToolCallExecutor } from "../session/session-dependencies.js";
+import { createToolCallExecutor } from "../tools/create-tool-call-executor.js";
+import type { ToolSource } from "../tools/tool-definition.js";
+import { ToolRegistry } from "../tools/tool-registry.js";
+import type { RunInvocation } from "./durable-run-hooks.js";
+import { startToolSources } from "./start-tool-sources.js";
+
+/**
+ * `charter replay --live-tools`: the recorded run's tools executed for real (for debugging), started from the
+ * agent file and configuration the run was invoked with, under the recorded contract's policy.
+ */
+export async function createLiveToolExecutor(
+  invocation: RunInvocation,
+  contract: ExecutionContract,
+): Promise<{ executor: ToolCallExecutor; close: () => Promise<void> }> {
+  const environment = systemEnvironment;
+  const agent = await loadAgentFile(invocation.agent_path);
+  const loaded = await loadConfiguration({
+    ...(invocation.config_path !== null ? { configPath: invocation.config_path } : {}),
+    cwd: invocation.cwd,
+    promptDirectory: dirname(resolve(invocation.agent_path)),
+    homeDirectory: homedir(),
+  });
+  const overrides = parseSetOverrides(invocation.set);
+  const defaults = loaded.configuration.defaults;
+  const references = overrides.tools ?? agent.settings.tools ?? defaults.tools ?? [];
+  const sources: ToolSource[] = [];
+  const started = await startToolSources(references, loaded.configuration, {
+    cwd: invocation.cwd,
+    environment,
+  });
+  sources.push(...started.sources);
+  const executor = createToolCallExecutor({
+    registry: new ToolRegistry(started.tools),
+    policy: contract,
+    environment,
+    runId: "live-tools",
+    outputStore: null,
+  });
+  return {
+    executor,
+    close: async () => void (await Promise.allSettled(sources.map((source) => source.close()))),
+  };
+}

@@ -1,0 +1,98 @@
+import { mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { deterministicEnvironment } from "../../src/foundation/environment.js";
+import { runAgent } from "../../src/runner/run-agent.js";
+import type { ToolAccountingEntry } from "../../src/session/accounting-entry.js";
+import {
+  type ScriptedOpenAIServer,
+  startScriptedOpenAIServer,
+} from "../../src/testing/scripted-openai-server.js";
+import { mcpTestServerPath } from "../cli/cli-harness.js";
+
+let server: ScriptedOpenAIServer | null = null;
+afterEach(async () => {
+  await server?.close();
+  server = null;
+});
+
+describe("read-only tool cache (issue 4)", () => {
+  it("serves read-only tools from the run store within the TTL; never caches other tools", async () => {
+    server = await startScriptedOpenAIServer({
+      respond: (request) => {
+        const messages = (request.body as { messages: { role: string }[] }).messages;
+        return messages.some((message) => message.role === "tool")
+          ? {
+              kind: "tool_calls",
+              calls: [{ name: "final_report", arguments: { format: "markdown", content: "ok" } }],
+            }
+          : {
+              kind: "tool_calls",
+              calls: [
+                { name: "test__echo", arguments: { text: "cached?" } },
+                { name: "test__record", arguments: { key: "side", value: "effect" } },
+              ],
+            };
+      },
+    });
+    const directory = await mkdtemp(join(tmpdir(), "charter-cache-"));
+    const recordFile = join(directory, "records.jsonl");
+    await writeFile(recordFile, "");
+    await writeFile(
+      join(directory, "agent.md"),
+      "---\nmodels: [local/m]\ntools: [test]\n---\nUse the tools.\n",
+    );
+    await writeFile(
+      join(directory, ".charter.json"),
+      JSON.stringify({
+        providers: {
+          local: {
+            type: "openai-compatible",
+            baseUrl: server.baseUrl,
+            models: { m: { contextWindow: 32000 } },
+          },
+        },
+        mcpServers: {
+          test: {
+            command: process.execPath,
+            args: [mcpTestServerPath],
+            env: { CHARTER_TEST_RECORD_FILE: recordFile },
+          },
+        },
+        toolCache: { test: "10m" },
+      }),
+    );
+    const environment = deterministicEnvironment();
+    const run = () =>
+      runAgent({
+        agentPath: join(directory, "agent.md"),
+        prompt: "Go.",
+        cwd: directory,
+        runsDirectory: join(directory, "runs"),
+        store: join(directory, "charter.db"),
+        environment,
+      });
+    const toolEntries = (result: Awaited<ReturnType<typeof run>>) =>
+      result.accounting.filter((entry): entry is ToolAccountingEntry => entry.type === "tool");
+
+    const first = await run();
+    expect(first.success).toBe(true);
+    expect(toolEntries(first).map((entry) => [entry.command, entry.cache_hit])).toEqual([
+      ["echo", false],
+      ["record", undefined],
+    ]);
+    const second = await run();
+    expect(toolEntries(second).map((entry) => [entry.command, entry.cache_hit])).toEqual([
+      ["echo", true],
+      ["record", undefined],
+    ]);
+    expect(second.conversation.find((message) => message.role === "tool")?.content).toBe("cached?");
+    // The non-read-only tool ran in both runs.
+    expect((await readFile(recordFile, "utf8")).trim().split("\n")).toHaveLength(2);
+    // Past the TTL the cache misses again.
+    environment.advance(11 * 60_000);
+    const third = await run();
+    expect(toolEntries(third)[0]?.cache_hit).toBe(false);
+  });
+});

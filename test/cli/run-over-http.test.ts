@@ -293,3 +293,43 @@ describe("charter run --stream", () => {
     expect(run.stdout).toBe("streamed hello world\n");
   });
 });
+
+describe("a stream cut mid-way", () => {
+  it("is a failed attempt that is retried, and what arrived before the cut is kept in the transcript", async () => {
+    server = await startScriptedOpenAIServer({
+      script: [
+        {
+          kind: "text",
+          text: "partial answer that never finishes",
+          stream: { chunkSize: 5, cutAfterChunks: 3 },
+        },
+        { kind: "text", text: "complete answer", stream: { chunkSize: 5 } },
+      ],
+    });
+    const files = await project({
+      agent: agentFile("models: [local/test-model]\nmaxRetries: 2"),
+      config: providerConfig(server.baseUrl),
+      env: "LOCAL_API_KEY=key-for-cut-test\n",
+    });
+    const run = await cli([
+      "run",
+      files.agentPath,
+      "Stream.",
+      "--config",
+      files.configPath,
+      "--stream",
+      "--json",
+      "--runs-dir",
+      files.runsDirectory,
+    ]);
+    const result = JSON.parse(run.stdout) as AIAgentResult;
+    expect(result).toMatchObject({ success: true, finalReport: { content: "complete answer" } });
+    expect(result.accounting.filter((entry) => entry.type === "llm").map((entry) => entry.status)).toEqual([
+      "failed",
+      "ok",
+    ]);
+    const stored = await readTree(join(files.runsDirectory, result.runId));
+    expect(stored).toContain("partial_response");
+    expect(stored).toContain("parti");
+  });
+});

@@ -79,6 +79,7 @@ describe("loadConfiguration layers", () => {
       queues: {},
       pricing: {},
       store: {},
+      toolCache: {},
       defaults: {},
     });
   });
@@ -157,6 +158,7 @@ describe("loadConfiguration layers", () => {
       queues: {},
       pricing: {},
       store: {},
+      toolCache: {},
       defaults: { tools: ["files"], temperature: null, maxTurns: 20, output: { format: "json" } },
     });
   });

@@ -296,3 +296,64 @@ describe("replay --live-tools", () => {
     expect((await records(recordFile)).map((record) => record.key)).toEqual(["again", "again"]);
   });
 });
+
+describe("kill -9 at other points", () => {
+  const steps: ScriptedStep[] = [
+    { kind: "tool_calls", calls: [{ name: "test__record", arguments: { key: "one", value: "1" } }] },
+    { kind: "tool_calls", calls: [{ name: "test__record", arguments: { key: "two", value: "2" } }] },
+    {
+      kind: "tool_calls",
+      calls: [{ name: "final_report", arguments: { format: "markdown", content: "two records" } }],
+    },
+  ];
+
+  for (const killAtRequest of [1, 2]) {
+    it(`killed at model call ${killAtRequest + 1}: resume completes with each side effect exactly once`, async () => {
+      let kill: (() => void) | null = null;
+      const killed = new Promise<void>((resolveKill) => {
+        kill = resolveKill;
+      });
+      const { directory, recordFile, store } = await setUp(steps, {
+        onRequest: (index) => {
+          if (index === killAtRequest) kill?.();
+        },
+      });
+      const run = startRun(directory, store);
+      await killed;
+      child?.kill("SIGKILL");
+      await run.exited;
+      const runId = await onlyRunId(store);
+      const resumed = await cli(["resume", runId, "--json", "--store", store]);
+      expect(JSON.parse(resumed.stdout)).toMatchObject({
+        outcome: "COMPLETED_WITH_TOOLS",
+        finalReport: { content: "two records" },
+      });
+      expect((await records(recordFile)).map((record) => record.key)).toEqual(["one", "two"]);
+      expect(JSON.parse((await cli(["verify", runId, "--json", "--store", store])).stdout)).toMatchObject({
+        ok: true,
+      });
+      expect(JSON.parse((await cli(["replay", runId, "--json", "--store", store])).stdout)).toMatchObject({
+        ok: true,
+      });
+    });
+  }
+
+  it("killed before its first checkpoint: resume refuses with RUN_NOT_RESUMABLE, nothing half-done", async () => {
+    let kill: (() => void) | null = null;
+    const killed = new Promise<void>((resolveKill) => {
+      kill = resolveKill;
+    });
+    const { directory, recordFile, store } = await setUp(steps, {
+      onRequest: (index) => index === 0 && kill?.(),
+    });
+    const run = startRun(directory, store);
+    await killed;
+    child?.kill("SIGKILL");
+    await run.exited;
+    const runId = await onlyRunId(store);
+    const resumed = await cli(["resume", runId, "--store", store]);
+    expect(resumed.exitCode).toBe(1);
+    expect(resumed.stderr).toContain("RUN_NOT_RESUMABLE");
+    expect(await records(recordFile)).toEqual([]);
+  });
+});

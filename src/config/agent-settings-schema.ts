@@ -4,7 +4,7 @@ import {
   reasoningLevelSchema,
   toolPolicySchema,
 } from "../contract/execution-contract.js";
-import { parseDuration } from "./parse-duration.js";
+import { durationSchema } from "./mcp-server-configuration-schema.js";
 
 const positiveInteger = z.number().int().positive();
 const nonNegativeInteger = z.number().int().nonnegative();
@@ -19,22 +19,6 @@ function stringOrList(item: z.ZodString, what: string) {
     .transform((value) => (typeof value === "string" ? [value] : value))
     .pipe(z.array(item));
 }
-
-const durationSchema = z
-  .union([z.number(), z.string()], {
-    error: 'expected a duration: milliseconds, or a string such as "500ms", "5s", "2m", "1h"',
-  })
-  .transform((value, context) => {
-    const milliseconds = parseDuration(value);
-    if (milliseconds === undefined) {
-      context.addIssue({
-        code: "custom",
-        message: `${JSON.stringify(value)} is not a positive duration (milliseconds, or "500ms", "5s", "2m", "1h")`,
-      });
-      return z.NEVER;
-    }
-    return milliseconds;
-  });
 
 /**
  * The request parameters: each may be `null`, meaning "do not send it to the provider". `reasoning` is a level

@@ -5,8 +5,8 @@
 // Charter's real runtime path, nothing switched off: one agent is prepared once (contract built,
 // validated and hashed; tool schemas compiled), and every session is one `agent.run()` with a fresh
 // contract instance, the session state machine, the protocol adapter, tool-input validation and the
-// default tool pipeline, token accounting, and a BLAKE3 hash-chained transcript written to an in-memory
-// transcript writer.
+// default tool pipeline, token accounting, and a BLAKE3 hash-chained transcript (redaction, canonical JSON,
+// BLAKE3 over every state transition; see create() below for where entries go in each variant).
 //
 // - inproc: a hand-written object implementing Charter's `ModelClient` interface calls the harness's
 //   scriptedModelCall(); the turn is worked out from the history Charter hands it (tool calls already
@@ -16,7 +16,9 @@
 //
 // The echo tool gets the session id from the run id (`context.runId` = "peers-<session id>").
 import { existsSync, readFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 // Charter's built JS: /work/main/dist by default. CHARTER_DIST may point at a private snapshot
@@ -32,6 +34,11 @@ const { createOpenAICompatibleModelClient } = await charter(
 );
 const { createInMemoryTranscriptWriter } = await charter("transcript/in-memory-transcript-writer.js");
 const { verifyEntries } = await charter("transcript/verify-transcript.js");
+const { systemEnvironment } = await charter("foundation/environment.js");
+const { openRunStore } = await charter("store/open-run-store.js");
+const { createStoreTranscriptWriter } = await charter("store/store-transcript-writer.js");
+const { verifyStoredRun } = await charter("store/verify-stored-run.js");
+const { createDurableRunHooks } = await charter("runner/durable-run-hooks.js");
 
 // The harness's script module, resolved relative to the runner (run.mjs sits next to lib/), so that the
 // adapter shares the runner's module instance (its session table and counters).
@@ -65,8 +72,9 @@ export const meta = {
     (buildInfo
       ? ` (snapshot of src ${buildInfo.srcHash}, git ${buildInfo.gitHead.slice(0, 7)}, built ${buildInfo.builtAt})`
       : "") +
-    ": prepareAgent() once + agent.run() per session, function tool, in-memory hash-chained transcript; " +
-    "inproc: ModelClient object; http: createOpenAICompatibleModelClient",
+    ": prepareAgent() once + agent.run() per session, function tool, hash-chained transcript (head only by default); " +
+    "inproc: ModelClient object; http: createOpenAICompatibleModelClient; " +
+    "variants: memory (in-memory writer keeps every entry), sqlite (durable: SQLite run store, checkpoint at every COMMIT)",
 };
 
 const RUN_PREFIX = "peers-";
@@ -129,9 +137,33 @@ const scriptedModel = {
 // entries are not retained in memory: persistence is the run store's job (`npm run bench` measures it), and an
 // in-memory writer would only measure a growing array. The first session of each process keeps its entries
 // and must verify. Variant `charter:memory` (diagnostic) keeps every session's entries in an in-memory writer.
+// Variant `charter:sqlite` is the durable run, to set beside `langgraph:sqlite`: Charter's SQLite run store (a
+// file in a fresh temporary directory, WAL, synchronous=NORMAL), wired as the CLI wires it (store transcript
+// writer + durable run hooks): a checkpoint with the entries it covers committed in one transaction before tools
+// execute and at every continuing COMMIT, before the next inference; each tool result stored when its call
+// completes; the outcome recorded before `agent.run` resolves. Like langgraph:sqlite, `reset()` (between
+// repetitions, outside timing) starts a fresh database file. The first session of the process (warm-up, outside
+// timing) must verify from the store (`verifyStoredRun`).
 export default async function create({ transport = "inproc", variant, baseURL, fetch } = {}) {
-  if (variant !== undefined && variant !== "memory") throw new Error(`charter: unknown variant ${variant}`);
+  if (variant !== undefined && variant !== "memory" && variant !== "sqlite")
+    throw new Error(`charter: unknown variant ${variant}`);
   const retainEntries = variant === "memory";
+  const durable = variant === "sqlite";
+  let scratch = null;
+  let store = null;
+  let storeGeneration = 0;
+  let storeVerified = false;
+  async function openStore() {
+    await store?.close();
+    if (scratch !== null) await rm(scratch, { recursive: true, force: true });
+    scratch = await mkdtemp(join(tmpdir(), "charter-peers-"));
+    store = await openRunStore({
+      path: join(scratch, `runs-${++storeGeneration}.db`),
+      environment: systemEnvironment,
+    });
+  }
+  if (durable) await openStore();
+  const invocation = { agent_path: "peers-bench", config_path: null, cwd: process.cwd(), set: [] };
   const model =
     transport === "http"
       ? createOpenAICompatibleModelClient({
@@ -164,18 +196,14 @@ export default async function create({ transport = "inproc", variant, baseURL, f
       preparedFor = turns;
     }
     const s = openSession(turns, delayMs);
+    if (durable) return durableSession(s, turns);
     const writer = retainEntries || !verified ? createInMemoryTranscriptWriter() : null;
     const { result } = await agent.run({
       prompt: userPrompt(s),
       runId: RUN_PREFIX + s.id,
       ...(writer ? { transcriptWriter: writer } : {}),
     });
-    if (!result.success || result.turns !== turns) {
-      throw new Error(
-        `charter: session ${s.id}: outcome ${result.outcome} after ${result.turns} turns ` +
-          `(want ${turns}); error ${JSON.stringify(result.error)}`,
-      );
-    }
+    checkResult(s, result, turns);
     if (!verified && writer) {
       // Once per process, on the first (warm-up) session, outside every timed region: the in-memory
       // transcript must verify (contract hash, every entry's hashes and chain links, raw payloads).
@@ -191,5 +219,59 @@ export default async function create({ transport = "inproc", variant, baseURL, f
     }
     return finishSession(s, result.finalReport?.content);
   }
-  return { runSession };
+
+  async function durableSession(s, turns) {
+    const runId = RUN_PREFIX + s.id;
+    const runStore = store;
+    const writer = createStoreTranscriptWriter({ store: runStore, agentId: "peers-bench" });
+    const hooks = createDurableRunHooks({ store: runStore, writer, runId, invocation });
+    const { result } = await agent.run({
+      prompt: userPrompt(s),
+      runId,
+      transcriptWriter: writer,
+      checkpoint: hooks.checkpoint,
+      wrapToolExecutor: hooks.wrapToolExecutor,
+      beforeClose: hooks.finish,
+    });
+    checkResult(s, result, turns);
+    if (!storeVerified) {
+      // Once per process, on the first (warm-up) session, outside timing: the stored run must verify, end at the
+      // session's chain head and be recorded as completed.
+      storeVerified = true;
+      const report = await verifyStoredRun(runStore, runId);
+      const run = await runStore.getRun(runId);
+      if (
+        !report.ok ||
+        report.head_hash !== result.transcript.headHash ||
+        report.entries !== result.transcript.entries ||
+        run?.status !== "completed"
+      ) {
+        throw new Error(
+          `charter: stored run of session ${s.id} does not verify: ${JSON.stringify({ report, status: run?.status })}`,
+        );
+      }
+    }
+    return finishSession(s, result.finalReport?.content);
+  }
+
+  async function reset() {
+    if (durable) await openStore();
+  }
+
+  async function close() {
+    await store?.close();
+    store = null;
+    if (scratch !== null) await rm(scratch, { recursive: true, force: true });
+    scratch = null;
+  }
+  return { runSession, reset, close };
+}
+
+function checkResult(s, result, turns) {
+  if (!result.success || result.turns !== turns) {
+    throw new Error(
+      `charter: session ${s.id}: outcome ${result.outcome} after ${result.turns} turns ` +
+        `(want ${turns}); error ${JSON.stringify(result.error)}`,
+    );
+  }
 }

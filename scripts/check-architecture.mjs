@@ -7,6 +7,9 @@ import { dirname, join, relative, resolve } from "node:path";
 const root = resolve(import.meta.dirname, "..", "src");
 
 /** Which top-level modules each module may import (besides itself). Order mirrors the layering. */
+const core = ["foundation", "contract", "model", "tools", "session", "transcript"];
+// The runner wires concrete pieces together; the demo, the CLI and the library entry point sit on it.
+const wiring = [...core, "config", "store", "runner"];
 const allowedImports = {
   foundation: [],
   contract: ["foundation"],
@@ -16,45 +19,11 @@ const allowedImports = {
   transcript: ["foundation", "contract", "session"],
   config: ["foundation", "contract"],
   store: ["foundation", "contract", "session", "transcript"],
-  testing: ["foundation", "contract", "model", "tools", "session", "transcript"],
-  runner: ["foundation", "contract", "model", "tools", "session", "transcript", "config", "store"],
-  demo: [
-    "foundation",
-    "contract",
-    "model",
-    "tools",
-    "session",
-    "transcript",
-    "config",
-    "store",
-    "runner",
-    "testing",
-  ],
-  cli: [
-    "foundation",
-    "contract",
-    "model",
-    "tools",
-    "session",
-    "transcript",
-    "config",
-    "store",
-    "runner",
-    "demo",
-    "testing",
-  ],
-  "index.ts": [
-    "foundation",
-    "contract",
-    "model",
-    "tools",
-    "session",
-    "transcript",
-    "config",
-    "store",
-    "runner",
-    "testing",
-  ],
+  testing: core,
+  runner: [...core, "config", "store"],
+  demo: [...wiring, "testing"],
+  cli: [...wiring, "demo", "testing"],
+  "index.ts": [...wiring, "testing"],
 };
 
 /** Concrete implementations that only their own subfolder, the wiring layers and tests may import. */

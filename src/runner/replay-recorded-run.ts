@@ -11,7 +11,11 @@ import type { ModelResponse } from "../model/model-client.js";
 import { adaptProtocol } from "../model/protocol-adapter.js";
 import { createTokenEstimator } from "../model/token-estimator.js";
 import { createSessionContext } from "../session/create-session-context.js";
-import type { CheckpointKind, SessionCheckpoint } from "../session/session-checkpoint.js";
+import {
+  type CheckpointKind,
+  checkpointKindAfter,
+  type SessionCheckpoint,
+} from "../session/session-checkpoint.js";
 import type { ToolCallExecutor } from "../session/session-dependencies.js";
 import type { AttemptRecord, PreflightProblem, SessionEvent } from "../session/session-event.js";
 import type { SessionState } from "../session/session-state.js";
@@ -295,11 +299,7 @@ export async function replayRecordedRun(
     }
     output = transition(state, event, context);
     state = output.state;
-    const producedCommit = output.entries.some(
-      (entry) => entry.state === "COMMIT" && (entry.result as { next?: string }).next === "INFER",
-    );
-    const checkpointHere =
-      output.effect.type === "execute_tools" || (output.effect.type === "infer" && producedCommit);
+    const checkpointHere = checkpointKindAfter(output) !== null;
     for (const produced of output.entries) {
       const expected = entries[position];
       const hash = chain.append(produced);

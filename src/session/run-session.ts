@@ -7,11 +7,11 @@ import type { AIAgentResult } from "./agent-result.js";
 import { assertRunnableContract } from "./assert-runnable-contract.js";
 import { deriveCharterEvents } from "./derive-charter-events.js";
 import { performInference } from "./perform-inference.js";
-import { createSessionCheckpoint, restoreSessionState } from "./session-checkpoint.js";
+import { checkpointKindAfter, createSessionCheckpoint, restoreSessionState } from "./session-checkpoint.js";
 import type { SessionDependencies } from "./session-dependencies.js";
 import type { ObservedTimeout, SessionEvent } from "./session-event.js";
 import { initialSessionState, type SessionState } from "./session-state.js";
-import type { TranscriptEntryInput, TranscriptSink } from "./transcript-sink.js";
+import type { TranscriptSink } from "./transcript-sink.js";
 import { startResumeTransition, startTransition, transition } from "./transition.js";
 
 /**
@@ -64,12 +64,7 @@ export async function runSession(
       // Durable checkpoints (seed 003 INV-CP-001): after a COMMIT that continues, before the next inference
       // starts; and before tools execute, so that a resumed run knows which calls were in flight.
       if (dependencies.checkpoint !== undefined) {
-        const kind =
-          effect.type === "execute_tools"
-            ? "before_execute"
-            : output.entries.some(isContinuingCommit)
-              ? "commit"
-              : null;
+        const kind = checkpointKindAfter(output);
         if (kind !== null) {
           await dependencies.checkpoint(
             createSessionCheckpoint(state, kind, {
@@ -230,8 +225,4 @@ function buildResult(
     costUsd,
     transcript: { entries: transcript.entryCount, headHash: transcript.headHash, directory: null },
   };
-}
-
-function isContinuingCommit(entry: TranscriptEntryInput): boolean {
-  return entry.state === "COMMIT" && (entry.result as { next?: string }).next === "INFER";
 }

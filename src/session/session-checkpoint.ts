@@ -1,4 +1,5 @@
 import type { SessionState } from "./session-state.js";
+import type { TransitionOutput } from "./transition-output.js";
 
 /**
  * A checkpoint: the whole session state at a COMMIT (or just before EXECUTE), as plain JSON, versioned.
@@ -28,6 +29,20 @@ export type SerializedSessionState = Omit<SessionState, "rateLimitedUntil" | "pl
     SessionState["plannedToolMessages"] extends ReadonlyMap<string, infer V> ? V : never,
   ])[];
 };
+
+/**
+ * Whether the run checkpoints after this transition, and of which kind: before tools execute, or after a
+ * COMMIT that continues to another inference. The driver and replay decide it the same way.
+ */
+export function checkpointKindAfter(output: TransitionOutput): CheckpointKind | null {
+  if (output.effect.type === "execute_tools") return "before_execute";
+  if (output.effect.type !== "infer") return null;
+  return output.entries.some(
+    (entry) => entry.state === "COMMIT" && (entry.result as { next?: string }).next === "INFER",
+  )
+    ? "commit"
+    : null;
+}
 
 export function createSessionCheckpoint(
   state: SessionState,

@@ -1,4 +1,5 @@
 import type { ExecutionContract } from "../contract/execution-contract.js";
+import { accountingTotals } from "../session/accounting-totals.js";
 import type { SessionState } from "../session/session-state.js";
 import type { TransitionOutput } from "../session/transition-output.js";
 
@@ -28,13 +29,6 @@ export function createProgressReporter(
 }
 
 function costText(state: SessionState): string {
-  let cost = 0;
-  let priced = false;
-  for (const entry of state.accounting) {
-    if (entry.type === "llm" && entry.costUsd !== undefined) {
-      cost += entry.costUsd;
-      priced = true;
-    }
-  }
-  return priced ? `, $${cost.toFixed(4)}` : "";
+  const { costUsd } = accountingTotals(state.accounting);
+  return costUsd === null ? "" : `, $${costUsd.toFixed(4)}`;
 }

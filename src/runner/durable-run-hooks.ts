@@ -1,5 +1,6 @@
 import type { AgentOutcome } from "../contract/agent-outcome.js";
 import type { AccountingEntry } from "../session/accounting-entry.js";
+import { accountingTotals } from "../session/accounting-totals.js";
 import type { AIAgentResult } from "../session/agent-result.js";
 import type { SessionCheckpoint } from "../session/session-checkpoint.js";
 import type { ToolCallExecutor } from "../session/session-dependencies.js";
@@ -91,14 +92,6 @@ function statusOf(outcome: AgentOutcome, success: boolean, approval: boolean): S
 }
 
 function totalsOf(accounting: readonly AccountingEntry[], turns: number, toolsUsed: readonly string[]) {
-  let tokensIn = 0;
-  let tokensOut = 0;
-  let costUsd = 0;
-  for (const entry of accounting) {
-    if (entry.type !== "llm") continue;
-    tokensIn += entry.tokens.input;
-    tokensOut += entry.tokens.output;
-    costUsd += entry.costUsd ?? 0;
-  }
-  return { turns, tokensIn, tokensOut, costUsd, toolsUsed };
+  const totals = accountingTotals(accounting);
+  return { turns, tokensIn: totals.input, tokensOut: totals.output, costUsd: totals.costUsd ?? 0, toolsUsed };
 }

@@ -4,6 +4,7 @@ import type { AIAgentResult } from "../session/agent-result.js";
 import type { CharterEvent } from "../session/charter-event.js";
 import type { SessionCheckpoint } from "../session/session-checkpoint.js";
 import { openRunStore } from "../store/open-run-store.js";
+import { storeLocationFromFlag } from "../store/run-store-location.js";
 import type { ToolExecutionResult } from "../tools/tool-execution-result.js";
 import type { RunInvocation } from "./durable-run-hooks.js";
 import { runAgentFile } from "./run-agent.js";
@@ -35,11 +36,7 @@ export async function resumeStoredRun(options: ResumeStoredRunOptions): Promise<
   const environment = options.environment ?? systemEnvironment;
   const location = options.store ?? null;
   const store = await openRunStore({
-    ...(location === null
-      ? {}
-      : location.includes("://") || location.startsWith("sqlite:")
-        ? { url: location }
-        : { path: location }),
+    ...storeLocationFromFlag(options.store),
     ...(options.homeDirectory !== undefined ? { homeDirectory: options.homeDirectory } : {}),
     ...(options.processEnvironment !== undefined ? { variables: options.processEnvironment } : {}),
     environment,

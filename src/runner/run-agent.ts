@@ -18,6 +18,7 @@ import type { SessionState } from "../session/session-state.js";
 import type { TransitionOutput } from "../session/transition-output.js";
 import { openRunStore } from "../store/open-run-store.js";
 import type { RunStore } from "../store/run-store.js";
+import { storeLocationFromFlag } from "../store/run-store-location.js";
 import { createStoreTranscriptWriter } from "../store/store-transcript-writer.js";
 import type { RegisteredTool, ToolSource } from "../tools/tool-definition.js";
 import type { ToolExecutionResult } from "../tools/tool-execution-result.js";
@@ -166,8 +167,7 @@ function storeLocation(
   flag: string | null,
   configured: { url?: string | undefined; path?: string | undefined },
 ) {
-  if (flag !== null)
-    return flag.includes("://") || flag.startsWith("sqlite:") ? { url: flag } : { path: flag };
+  if (flag !== null) return storeLocationFromFlag(flag);
   return {
     ...(configured.url !== undefined ? { url: configured.url } : {}),
     ...(configured.path !== undefined ? { path: configured.path } : {}),

@@ -3,6 +3,7 @@ import { isSuccessfulOutcome } from "../contract/agent-outcome.js";
 import type { ExecutionContract } from "../contract/execution-contract.js";
 import { CharterError } from "../foundation/charter-error.js";
 import type { ToolExecutionResult } from "../tools/tool-execution-result.js";
+import { accountingTotals } from "./accounting-totals.js";
 import type { AIAgentResult } from "./agent-result.js";
 import { assertRunnableContract } from "./assert-runnable-contract.js";
 import { deriveCharterEvents } from "./derive-charter-events.js";
@@ -199,16 +200,7 @@ function buildResult(
   transcript: TranscriptSink,
 ): AIAgentResult {
   const outcome = state.outcome ?? "FAILED_VALIDATION";
-  let input = 0;
-  let output = 0;
-  let costUsd: number | null = null;
-  for (const entry of state.accounting) {
-    if (entry.type === "llm") {
-      input += entry.tokens.input;
-      output += entry.tokens.output;
-      if (entry.costUsd !== undefined) costUsd = (costUsd ?? 0) + entry.costUsd;
-    }
-  }
+  const { input, output, costUsd } = accountingTotals(state.accounting);
   return {
     success: isSuccessfulOutcome(outcome) && state.error === null,
     outcome,

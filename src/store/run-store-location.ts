@@ -33,6 +33,18 @@ export function resolveRunStoreLocation(input: RunStoreLocationInput = {}): RunS
   return { backend: "sqlite", path: defaultRunStorePath(input.homeDirectory) };
 }
 
+/**
+ * One `--store` value as location input: a URL (`postgres://...`, `sqlite:<path>`) or a SQLite file path.
+ * Undefined gives no opinion, so the lower sources (`CHARTER_DATABASE_URL`, the default file) decide.
+ */
+export function storeLocationFromFlag(flag: string | undefined): {
+  readonly url?: string;
+  readonly path?: string;
+} {
+  if (flag === undefined) return {};
+  return flag.includes("://") || flag.startsWith("sqlite:") ? { url: flag } : { path: flag };
+}
+
 /** `~/.charter/charter.db`. */
 export function defaultRunStorePath(homeDirectory: string = homedir()): string {
   return join(homeDirectory, ".charter", "charter.db");

@@ -7,6 +7,7 @@ import { openRunStore } from "../store/open-run-store.js";
 import { storeLocationFromFlag } from "../store/run-store-location.js";
 import type { ToolExecutionResult } from "../tools/tool-execution-result.js";
 import type { RunInvocation } from "./durable-run-hooks.js";
+import { loadSessionCheckpoint } from "./load-session-checkpoint.js";
 import { runAgentFile } from "./run-agent.js";
 
 export interface ResumeStoredRunOptions {
@@ -65,8 +66,8 @@ export async function resumeStoredRun(options: ResumeStoredRunOptions): Promise<
         },
       );
     }
-    const record = await store.latestCheckpoint(options.runId);
-    if (record === null) {
+    const document = await loadSessionCheckpoint(store, options.runId);
+    if (document === null) {
       throw new CharterError(
         "RUN_NOT_RESUMABLE",
         `run ${options.runId} has no checkpoint yet (it stopped before its first COMMIT)`,
@@ -75,7 +76,6 @@ export async function resumeStoredRun(options: ResumeStoredRunOptions): Promise<
         },
       );
     }
-    const document = record.document as unknown as SessionCheckpoint & { invocation: RunInvocation };
     const calls = document.kind === "before_execute" ? document.state.callsToExecute : [];
     const completed = new Map<string, ToolExecutionResult>();
     if (calls.length > 0) {

@@ -40,6 +40,11 @@ export interface WriterCommit {
   readonly totals?: RunTotals;
 }
 
+/** The stored chain after a commit, and where its checkpoint is stored (the seq of the entry it covers). */
+export interface CheckpointReceipt extends CommitReceipt {
+  readonly checkpointSeq: number;
+}
+
 /** How the run ended, handed over after its last entry (TERMINATE). */
 export type WriterFinish = Omit<RunFinish, "runId" | "entries" | "rawPayloads" | "checkpoint">;
 
@@ -52,7 +57,7 @@ export interface StoreTranscriptWriter extends TranscriptWriter {
    * awaits it before the next inference. Throws ARGUMENT_INVALID (`batch_invalid`) when no COMMIT entry is
    * buffered.
    */
-  commit(commit: WriterCommit): Promise<CommitReceipt>;
+  commit(commit: WriterCommit): Promise<CheckpointReceipt>;
   /** Stores the remaining entries (TERMINATE) and stops the run with its outcome, in one transaction. */
   finish(finish: WriterFinish): Promise<CommitReceipt>;
 }
@@ -181,7 +186,7 @@ export function createStoreTranscriptWriter(options: StoreTranscriptWriterOption
       pendingRaw.push({ hash, json });
     },
 
-    commit(commit: WriterCommit): Promise<CommitReceipt> {
+    commit(commit: WriterCommit): Promise<CheckpointReceipt> {
       try {
         accept();
         const runId = requireRun();
@@ -203,8 +208,8 @@ export function createStoreTranscriptWriter(options: StoreTranscriptWriterOption
         }
         const seq = covered.seq;
         const { entries, rawPayloads } = takeBuffers();
-        return enqueue(() =>
-          store.appendCommit({
+        return enqueue(async () => ({
+          ...(await store.appendCommit({
             runId,
             entries,
             rawPayloads,
@@ -213,8 +218,9 @@ export function createStoreTranscriptWriter(options: StoreTranscriptWriterOption
             ...(commit.toolResults !== undefined ? { toolResults: commit.toolResults } : {}),
             ...(commit.toolOutputs !== undefined ? { toolOutputs: commit.toolOutputs } : {}),
             ...(commit.totals !== undefined ? { totals: commit.totals } : {}),
-          }),
-        );
+          })),
+          checkpointSeq: seq,
+        }));
       } catch (error) {
         return Promise.reject(error);
       }

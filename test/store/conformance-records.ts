@@ -217,7 +217,11 @@ export function describeRecordsConformance({ current }: ConformanceContext): voi
             toolsUsed: ["lookup"],
           },
         });
-        expect(receipt).toEqual({ entryCount: 5 * turn, headHash: transcript.headHash });
+        expect(receipt).toEqual({
+          entryCount: 5 * turn,
+          headHash: transcript.headHash,
+          checkpointSeq: 5 * turn - 1,
+        });
         expect((await store.latestCheckpoint("run-writer"))?.seq).toBe(5 * turn - 1);
       }
       // A commit needs a COMMIT entry since the previous batch.

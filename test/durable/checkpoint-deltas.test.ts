@@ -1,0 +1,164 @@
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { deterministicEnvironment } from "../../src/foundation/environment.js";
+import { createDurableRunHooks, wholeCheckpointInterval } from "../../src/runner/durable-run-hooks.js";
+import { loadSessionCheckpoint } from "../../src/runner/load-session-checkpoint.js";
+import { prepareAgent } from "../../src/runner/prepare-agent.js";
+import type { SessionCheckpoint } from "../../src/session/session-checkpoint.js";
+import { openRunStore } from "../../src/store/open-run-store.js";
+import type { RunStore } from "../../src/store/run-store.js";
+import { createStoreTranscriptWriter } from "../../src/store/store-transcript-writer.js";
+import { createStrictScriptedModel } from "../../src/testing/strict-scripted-model.js";
+import { defineFunctionTool } from "../../src/tools/define-function-tool.js";
+
+const invocation = { agent_path: "agent.md", config_path: null, cwd: "/", set: [] };
+
+/** A run of `turns` turns: the model calls `echo` on every turn but the last, then answers. */
+function prepareEchoAgent(turns: number) {
+  const environment = deterministicEnvironment();
+  const echo = defineFunctionTool({
+    name: "echo",
+    description: "Echoes its text.",
+    inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+    async execute(input) {
+      return String(input.text);
+    },
+  });
+  const model = createStrictScriptedModel({
+    provider: "test",
+    model: "scripted",
+    respond: (request) => {
+      const turn = request.messages.filter((message) => message.role === "tool").length + 1;
+      return turn < turns
+        ? {
+            kind: "tool_calls",
+            calls: [{ id: `call_${turn}`, name: "echo", arguments: { text: `hello ${turn}` } }],
+          }
+        : { kind: "text", text: "done" };
+    },
+  });
+  const agent = prepareAgent({
+    agent: { id: "deltas", systemPrompt: "Echo.", settings: { maxTurns: turns + 5, toolPolicy: "optional" } },
+    targets: [{ provider: "test", model: "scripted", contextWindow: 1_000_000 }],
+    models: [model],
+    tools: [echo],
+    environment,
+  });
+  return { agent, environment };
+}
+
+/** Runs the agent durably; returns every checkpoint the session handed over, in order. */
+async function runDurably(store: RunStore, turns: number, runId: string) {
+  const { agent } = prepareEchoAgent(turns);
+  const writer = createStoreTranscriptWriter({ store, agentId: "deltas" });
+  const hooks = createDurableRunHooks({ store, writer, runId, invocation });
+  const handed: SessionCheckpoint[] = [];
+  const { result } = await agent.run({
+    prompt: "start",
+    runId,
+    transcriptWriter: writer,
+    checkpoint: async (checkpoint) => {
+      handed.push(checkpoint);
+      await hooks.checkpoint(checkpoint);
+    },
+    wrapToolExecutor: hooks.wrapToolExecutor,
+    beforeClose: hooks.finish,
+  });
+  return { result, handed };
+}
+
+async function openStore() {
+  const directory = await mkdtemp(join(tmpdir(), "charter-deltas-"));
+  return openRunStore({ path: join(directory, "runs.db"), environment: deterministicEnvironment() });
+}
+
+describe("checkpoints stored as deltas (issue 4)", () => {
+  it("stores what each checkpoint added, one in wholeCheckpointInterval whole, and reads every one back whole", async () => {
+    const store = await openStore();
+    try {
+      const turns = 30;
+      const { result, handed } = await runDurably(store, turns, "run-deltas");
+      expect(result.success).toBe(true);
+      // Two per tool-calling turn: before the tool executes and at the COMMIT that continues.
+      expect(handed).toHaveLength(2 * (turns - 1));
+      const exported = await store.exportRun("run-deltas");
+      const versions = exported.checkpoints.map((stored) => stored.checkpoint.v);
+      expect(versions.filter((version) => version === 1)).toHaveLength(
+        Math.ceil(handed.length / wholeCheckpointInterval),
+      );
+      expect(versions.filter((version) => version === 2)).toHaveLength(
+        handed.length - Math.ceil(handed.length / wholeCheckpointInterval),
+      );
+      // A delta's size does not grow with the conversation: the last is about as big as the second.
+      const sizes = exported.checkpoints.map((stored) => JSON.stringify(stored.checkpoint).length);
+      const lastDelta = sizes[sizes.length - 1] as number;
+      expect(lastDelta).toBeLessThan(1.5 * (sizes[1] as number));
+      expect(sizes[wholeCheckpointInterval] as number).toBeGreaterThan(3 * lastDelta);
+
+      // Each stored checkpoint reads back as exactly the state the session handed over.
+      const roundTrip = (checkpoint: SessionCheckpoint) => JSON.parse(JSON.stringify(checkpoint));
+      const latest = await loadSessionCheckpoint(store, "run-deltas");
+      expect(latest).toEqual({ ...roundTrip(handed[handed.length - 1] as SessionCheckpoint), invocation });
+      for (const [index, stored] of exported.checkpoints.entries()) {
+        const upTo = {
+          latestCheckpoint: async () => store.readCheckpoint("run-deltas", stored.seq),
+          readCheckpoint: (runId: string, seq: number) => store.readCheckpoint(runId, seq),
+        };
+        expect(await loadSessionCheckpoint(upTo, "run-deltas")).toEqual({
+          ...roundTrip(handed[index] as SessionCheckpoint),
+          invocation,
+        });
+      }
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("stores every tool result, the last of a turn in the transaction of the checkpoint that follows", async () => {
+    const store = await openStore();
+    try {
+      const transactions: { checkpoint: string | null; toolResults: number }[] = [];
+      const appendCommit = store.appendCommit.bind(store);
+      const observed: RunStore = Object.assign(Object.create(store) as RunStore, {
+        appendCommit: (batch: Parameters<RunStore["appendCommit"]>[0]) => {
+          const kind = (batch.checkpoint?.document as { kind?: string } | undefined)?.kind ?? null;
+          transactions.push({ checkpoint: kind, toolResults: batch.toolResults?.length ?? 0 });
+          return appendCommit(batch);
+        },
+      });
+      const turns = 4;
+      const { result } = await runDurably(observed, turns, "run-results");
+      expect(result.success).toBe(true);
+      expect(transactions).toEqual([
+        ...Array.from({ length: turns - 1 }, () => [
+          { checkpoint: "before_execute", toolResults: 0 },
+          { checkpoint: "commit", toolResults: 1 },
+        ]).flat(),
+      ]);
+      const stored = await store.readToolResults("run-results");
+      expect(stored.map((record) => record.callId)).toEqual(["call_1", "call_2", "call_3"]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("refuses to resume from a delta whose base is missing, naming the reason", async () => {
+    const store = await openStore();
+    try {
+      await runDurably(store, 3, "run-broken");
+      const latest = await store.latestCheckpoint("run-broken");
+      const broken = {
+        latestCheckpoint: async () => latest,
+        readCheckpoint: async () => null,
+      };
+      await expect(loadSessionCheckpoint(broken, "run-broken")).rejects.toMatchObject({
+        code: "RUN_NOT_RESUMABLE",
+        details: { reason: "checkpoint_base_missing" },
+      });
+    } finally {
+      await store.close();
+    }
+  });
+});

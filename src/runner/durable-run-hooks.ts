@@ -39,9 +39,11 @@ export function createDurableRunHooks(options: {
   readonly writer: StoreTranscriptWriter;
   readonly runId: string;
   readonly invocation: RunInvocation;
+  /** The checkpoint a resumed run continues from: the accounting it holds is stored already. */
+  readonly resumedFrom?: SessionCheckpoint;
 }) {
   const { store, writer, runId } = options;
-  let accountingCommitted = 0;
+  let accountingCommitted = options.resumedFrom?.state.accounting.length ?? 0;
   let previous: { readonly checkpoint: SessionCheckpoint; readonly seq: number } | null = null;
   let deltasSinceWhole = 0;
   // Results of calls that completed, not yet stored: stored before the next call starts, or in the next

@@ -280,6 +280,7 @@ async function runLoadedAgent(
       writer: storeWriter,
       runId,
       invocation: context.invocation,
+      ...(resume !== null ? { resumedFrom: resume.checkpoint } : {}),
     });
     const guard = {
       manifest: prepared.contract.tool_manifest,

@@ -4,7 +4,9 @@ import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { systemEnvironment } from "../../src/foundation/environment.js";
 import type { AIAgentResult } from "../../src/session/agent-result.js";
+import { openRunStore } from "../../src/store/open-run-store.js";
 import {
   type RecordedRequest,
   type ScriptedOpenAIServer,
@@ -171,6 +173,13 @@ describe("kill -9 and resume", () => {
       outcome: "COMPLETED_WITH_TOOLS",
       chainHead: result.transcript.headHash,
     });
+    // The store's accounting is the run's, each entry once: what the resumed run restored is not stored again.
+    const opened = await openRunStore({ path: store, environment: systemEnvironment });
+    try {
+      expect(await opened.readAccounting(runId)).toEqual(JSON.parse(JSON.stringify(result.accounting)));
+    } finally {
+      await opened.close();
+    }
   });
 
   it("killed while a non-idempotent tool runs: the tool is not run again, the model is told its outcome is unknown", async () => {

@@ -15,11 +15,29 @@ function digestHex(): string {
   return hex;
 }
 
-/** BLAKE3 (256-bit, hex) of a string's UTF-8 bytes or of raw bytes. */
-export function blake3Hex(data: string | Uint8Array): string {
+// Short texts recur: every turn's transcript hashes the same small actions and results (`{"results":1}`,
+// `{"calls":[]}`, a COMMIT's `{"forced_final_turn":false,"next":"INFER"}`...). Remembering their hashes saves
+// about one hash call in eight; the map is emptied when full, so memory stays bounded.
+const shortTextLimit = 64;
+const rememberedLimit = 1024;
+const rememberedHashes = new Map<string, string>();
+
+function hashBytes(data: string | Uint8Array): string {
   hasher.init();
   hasher.update(data);
   return digestHex();
+}
+
+/** BLAKE3 (256-bit, hex) of a string's UTF-8 bytes or of raw bytes. */
+export function blake3Hex(data: string | Uint8Array): string {
+  if (typeof data !== "string" || data.length > shortTextLimit) return hashBytes(data);
+  let hash = rememberedHashes.get(data);
+  if (hash === undefined) {
+    hash = hashBytes(data);
+    if (rememberedHashes.size >= rememberedLimit) rememberedHashes.clear();
+    rememberedHashes.set(data, hash);
+  }
+  return hash;
 }
 
 /** BLAKE3 of the RFC 8785 canonical JSON of a value: Charter's content hash. */

@@ -79,6 +79,19 @@ describe("BLAKE3 content hash", () => {
     expect(blake3Hex("")).toBe("af1349b9f5f9a1a6a0404dea36dcc9499bcb25c9adc112b7cc9a93cae41f3262");
   });
 
+  it("gives a text the hash of its UTF-8 bytes, also when asked again (short texts' hashes are remembered)", () => {
+    const bytes = new TextEncoder();
+    fc.assert(
+      fc.property(fc.string({ maxLength: 100, unit: "grapheme" }), (text) => {
+        const expected = blake3Hex(bytes.encode(text));
+        expect(blake3Hex(text)).toBe(expected);
+        expect(blake3Hex(text)).toBe(expected);
+      }),
+      { numRuns: 3000 },
+    );
+    expect(blake3Hex('{"results":1}')).toBe(blake3Hex(bytes.encode('{"results":1}')));
+  });
+
   it("hashes equal values equally and different values differently", () => {
     expect(contentHash({ a: 1, b: [2] })).toBe(contentHash({ b: [2], a: 1 }));
     expect(contentHash({ a: 1 })).not.toBe(contentHash({ a: 2 }));

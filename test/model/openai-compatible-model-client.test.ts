@@ -6,6 +6,7 @@ import {
   userMessage,
 } from "../../src/contract/agent-message.js";
 import type { RequestParameters } from "../../src/contract/execution-contract.js";
+import { canonicalJson } from "../../src/foundation/canonical-json.js";
 import type { ModelRequest } from "../../src/model/model-client.js";
 import {
   createOpenAICompatibleModelClient,
@@ -176,6 +177,32 @@ describe("createOpenAICompatibleModelClient: responses", () => {
     expect(scripted.requests[0]?.headers["x-team"]).toBe("charter");
     expect(response.rawRequest).toEqual(scripted.requests[0]?.body);
     expect(JSON.stringify(response.rawRequest)).not.toContain("sk-secret-test-key");
+  });
+
+  it("keeps the request body exactly as sent, for the transcript's hash, also with calls in parallel", async () => {
+    const { client, server: scripted } = await setUp({
+      script: [
+        { kind: "text", text: "one" },
+        { kind: "text", text: "two" },
+      ],
+    });
+    // Two calls under way at once on one client: each must keep its own body.
+    const [first, second] = await Promise.all([
+      client.generate(request({ messages: [systemMessage("You are terse."), userMessage("first")] })),
+      client.generate(
+        request({
+          messages: [systemMessage("You are terse."), userMessage("second")],
+          parameters: { ...nullParameters, temperature: 0.5 },
+        }),
+      ),
+    ]);
+    const sent = scripted.requests.map((received) => canonicalJson(received.body));
+    expect(sent).toHaveLength(2);
+    // The canonical JSON (what the transcript hashes) is that of the body the server received.
+    expect([canonicalJson(first.rawRequest), canonicalJson(second.rawRequest)].sort()).toEqual(sent.sort());
+    expect(JSON.stringify(first.rawRequest)).toContain('"first"');
+    expect(JSON.stringify(second.rawRequest)).toContain('"second"');
+    expect(second.rawRequest).toMatchObject({ temperature: 0.5 });
   });
 
   it("makes exactly one HTTP request per call: the SDK does not retry on its own", async () => {

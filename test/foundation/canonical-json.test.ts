@@ -90,6 +90,11 @@ describe("BLAKE3 content hash", () => {
       { numRuns: 3000 },
     );
     expect(blake3Hex('{"results":1}')).toBe(blake3Hex(bytes.encode('{"results":1}')));
+    // Around the length up to which texts are encoded into a reused buffer (21,845 code units).
+    for (const length of [21_844, 21_845, 21_846, 70_000]) {
+      const text = "é".repeat(length);
+      expect(blake3Hex(text)).toBe(blake3Hex(bytes.encode(text)));
+    }
   });
 
   it("hashes equal values equally and different values differently", () => {

@@ -1,6 +1,7 @@
+import { readFileSync } from "node:fs";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { deterministicEnvironment } from "../../src/foundation/environment.js";
 import { createDurableRunHooks, wholeCheckpointInterval } from "../../src/runner/durable-run-hooks.js";
@@ -139,6 +140,45 @@ describe("checkpoints stored as deltas (issue 4)", () => {
       ]);
       const stored = await store.readToolResults("run-results");
       expect(stored.map((record) => record.callId)).toEqual(["call_1", "call_2", "call_3"]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("reads a stored run's delta checkpoints back whole (fixture corpus, never rewritten)", async () => {
+    const fixture = JSON.parse(
+      readFileSync(
+        resolve(import.meta.dirname, "../fixtures/store/v1/completed-with-checkpoint-deltas.json"),
+        "utf8",
+      ),
+    ) as { checkpoints: { seq: number; checkpoint: { v: number } }[] };
+    const store = await openStore();
+    try {
+      const run = await store.importRun(fixture);
+      expect(fixture.checkpoints.map((stored) => stored.checkpoint.v)).toEqual(
+        fixture.checkpoints.map((_, index) => (index % wholeCheckpointInterval === 0 ? 1 : 2)),
+      );
+      const latest = await loadSessionCheckpoint(store, run.runId);
+      const toolTurns = 17;
+      expect(latest).toMatchObject({
+        v: 1,
+        kind: "commit",
+        run_id: run.runId,
+        // The COMMIT that continues after the last tool turn: the state is ready for the next turn's inference.
+        turn: toolTurns + 1,
+        entry_count: (fixture.checkpoints[fixture.checkpoints.length - 1]?.seq ?? 0) + 1,
+        invocation: { agent_path: "catalogue.md" },
+      });
+      // System prompt, task, then an assistant call and its tool message per tool-calling turn.
+      expect(latest?.state.conversation).toHaveLength(2 + 2 * toolTurns);
+      expect(latest?.state.conversation[2 * toolTurns]).toMatchObject({
+        role: "assistant",
+        tool_calls: [{ id: `call_${toolTurns}`, name: "lookup", arguments: { sku: `KB-${toolTurns}` } }],
+      });
+      // A model call and a tool call per tool turn; the last turn's model call came after this checkpoint.
+      expect(latest?.state.accounting).toEqual(
+        (await store.readAccounting(run.runId)).slice(0, 2 * toolTurns),
+      );
     } finally {
       await store.close();
     }

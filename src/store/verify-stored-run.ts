@@ -1,10 +1,13 @@
 import { CharterError } from "../foundation/charter-error.js";
 import { blake3Hex } from "../foundation/content-hash.js";
 import { isRawPayloadHash } from "../transcript/run-directory-layout.js";
-import { createTranscriptEntryVerifier } from "../transcript/transcript-entry-verifier.js";
 import type { VerificationFailure, VerificationReport } from "../transcript/verification-report.js";
 import { verifyEntries } from "../transcript/verify-transcript.js";
 import type { RunStore } from "./run-store.js";
+import { verifyStoredLines } from "./verify-stored-lines.js";
+
+/** Large pages: verification reads every raw payload once, in order, and costs one await per page. */
+const pageSize = 5000;
 
 /**
  * Verifies a run held in a run store exactly as `verifyRunDirectory` verifies a run directory: the header
@@ -13,9 +16,6 @@ import type { RunStore } from "./run-store.js";
  * references. It also holds the run record to what the chain says: a record claiming more entries than are
  * stored (a truncated transcript) or another head is reported. Throws RUN_NOT_FOUND for an unknown run.
  */
-/** Large pages: verification reads every line once, in order, and costs one await per page. */
-const pageSize = 5000;
-
 export async function verifyStoredRun(store: RunStore, runId: string): Promise<VerificationReport> {
   const run = await store.getRun(runId);
   if (run === null) {
@@ -39,15 +39,8 @@ export async function verifyStoredRun(store: RunStore, runId: string): Promise<V
       rawIndex.set(payload.hash, isRawPayloadHash(payload.hash) && blake3Hex(payload.json) === payload.hash);
     }
   }
-  const verifier = createTranscriptEntryVerifier(run.header, rawIndex);
-  let lineNumber = 0;
-  for await (const page of store.readEntryLines(runId, { pageSize })) {
-    for (const stored of page) {
-      lineNumber++;
-      const failure = verifier.checkLine(stored.line, lineNumber);
-      if (failure !== null) return failed(verifier.verified, verifier.headHash, failure);
-    }
-  }
+  const verifier = await verifyStoredLines(store, runId, run.header, rawIndex, run.entryCount);
+  if (verifier.failure !== null) return failed(verifier.verified, verifier.headHash, verifier.failure);
 
   if (run.entryCount !== verifier.verified) {
     return failed(verifier.verified, verifier.headHash, {

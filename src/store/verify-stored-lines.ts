@@ -12,6 +12,7 @@ import {
 } from "../transcript/transcript-entry-verifier.js";
 import type { VerificationFailure } from "../transcript/verification-report.js";
 import type { RunStore } from "./run-store.js";
+import type { StoredEntryLineText } from "./stored-records.js";
 
 /** How far the stored lines verified, and the first fault met. */
 export interface StoredLinesVerification {
@@ -24,7 +25,7 @@ export interface StoredLinesVerification {
 const pageSize = 5000;
 
 interface PageInFlight {
-  readonly lines: readonly { readonly line: string }[];
+  readonly lines: readonly StoredEntryLineText[];
   readonly result: Promise<LineBlockTaskResult | null>;
 }
 
@@ -81,14 +82,18 @@ export async function verifyStoredLines(
   }
 
   try {
-    for await (const page of store.readEntryLines(runId, { pageSize })) {
+    for await (const page of store.readEntryLineTexts(runId, { pageSize })) {
       let result: Promise<LineBlockTaskResult | null> = Promise.resolve(null);
       if (verifier === null) {
         const block = encodeLineBlock(page.map((stored) => stored.line));
         if (block !== null) {
           // The run record's entry count sizes the work before the pages are read.
           pool ??= createLineBlockPool((block.bytes.length / page.length) * entryCount);
-          result = pool.run({ kind: "lines", ...block, binding }, transferable(block.bytes, block.lineEnds));
+          // The block's buffers are its own: handing them over moves no bytes.
+          result = pool.run({ kind: "lines", ...block, binding }, [
+            block.bytes.buffer as ArrayBuffer,
+            block.lineEnds.buffer as ArrayBuffer,
+          ]);
         }
       }
       inFlight.push({ lines: page, result });
@@ -106,18 +111,4 @@ export async function verifyStoredLines(
   } finally {
     pool?.close();
   }
-}
-
-/** The buffers of a block, when they hold nothing else (so that handing them over moves no bytes). */
-function transferable(bytes: Uint8Array, lineEnds: Int32Array): ArrayBuffer[] {
-  const buffers: ArrayBuffer[] = [];
-  for (const view of [bytes, lineEnds]) {
-    if (
-      view.byteOffset === 0 &&
-      view.buffer.byteLength === view.byteLength &&
-      view.buffer instanceof ArrayBuffer
-    )
-      buffers.push(view.buffer);
-  }
-  return buffers;
 }

@@ -46,7 +46,6 @@ export interface LineBlock {
 }
 
 const newline = 0x0a;
-const rawReferenceMarker = Buffer.from('"raw_re');
 const rawReferenceKeys: ReadonlySet<string> = new Set(["raw_request_hash", "raw_response_hash"]);
 const utf8 = new TextDecoder("utf-8");
 
@@ -72,7 +71,6 @@ export function checkTranscriptLineBlock(block: LineBlock, binding: ChainBinding
   let preimage = new Uint8Array(1024);
   const allValid = isUtf8(bytes);
   const rawReferences: LineRawReferences[] = [];
-  let nextMarker = buffer.indexOf(rawReferenceMarker, 0);
 
   let passed = 0;
   let firstSeq = -1;
@@ -144,9 +142,7 @@ export function checkTranscriptLineBlock(block: LineBlock, binding: ChainBinding
     preimage.set(template.segments[memberCodes.length] as Uint8Array, position);
     const hash = blake3Hex(preimage.subarray(0, length));
     if (!equalsText(bytes, spans.hashStart, hash)) return stop();
-    if (nextMarker !== -1 && nextMarker < lineStart)
-      nextMarker = buffer.indexOf(rawReferenceMarker, lineStart);
-    if (nextMarker !== -1 && nextMarker < lineEnd) {
+    if (spans.rawReferenceMarker) {
       // Raw references are rare: the key names in the text are a cheap test before parsing the values, as in
       // checkLine. Texts that are not JSON are checkLine's to report.
       const hashes: string[] = [];

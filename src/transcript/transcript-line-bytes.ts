@@ -27,6 +27,12 @@ export interface TranscriptLineSpans {
   modelFingerprintEnd: number;
   prevHashStart: number;
   hashStart: number;
+  /**
+   * Whether the line holds `"raw_re` (the start of a `raw_request_hash` or `raw_response_hash` key) anywhere:
+   * the test `checkLine` makes before it looks for raw payload references. Found while the line is scanned, at
+   * every quote the scan meets, which are all the quotes a line it accepts can hold outside its fixed keys.
+   */
+  rawReferenceMarker: boolean;
 }
 
 export function createTranscriptLineSpans(): TranscriptLineSpans {
@@ -52,6 +58,7 @@ export function createTranscriptLineSpans(): TranscriptLineSpans {
     modelFingerprintEnd: 0,
     prevHashStart: 0,
     hashStart: 0,
+    rawReferenceMarker: false,
   };
 }
 
@@ -85,6 +92,19 @@ const openBracket = 0x5b;
 const closeBracket = 0x5d;
 
 const utf8 = new TextDecoder("utf-8");
+const rawReferenceMarker = ascii("raw_re");
+// Set by the scans when a quote they meet is followed by `raw_re`; the parse is synchronous, so one flag serves.
+let markerSeen = false;
+
+/** Notes whether the quote at `index` starts `"raw_re`. */
+function noteQuote(bytes: Uint8Array, index: number, end: number): void {
+  if (
+    bytes[index + 1] === rawReferenceMarker[0] &&
+    expect(bytes, index + 1, end, rawReferenceMarker) !== -1
+  ) {
+    markerSeen = true;
+  }
+}
 
 /**
  * `parseTranscriptLine` over the UTF-8 bytes of a line starting at `start`, which must be valid UTF-8: the end of
@@ -104,6 +124,7 @@ export function parseTranscriptLineBytes(
   spans: TranscriptLineSpans,
 ): number {
   const end = limit;
+  markerSeen = false;
   let position = expect(bytes, start, end, opening);
   if (position === -1) return -1;
   spans.seqStart = position;
@@ -170,6 +191,7 @@ export function parseTranscriptLineBytes(
   const seq = numberAt(bytes, spans.seqStart, spans.seqEnd);
   if (!Number.isSafeInteger(seq)) return -1;
   spans.seq = seq;
+  spans.rawReferenceMarker = markerSeen;
   return position;
 }
 
@@ -226,10 +248,12 @@ function numberAt(bytes: Uint8Array, start: number, end: number): number {
  */
 function readString(bytes: Uint8Array, position: number, end: number): number {
   if (bytes[position] !== quote) return -1;
+  noteQuote(bytes, position, end);
   let escaped = false;
   for (let index = position + 1; index < end; index++) {
     const code = bytes[index] as number;
     if (code === quote) {
+      noteQuote(bytes, index, end);
       if (!escaped) return index + 1;
       // Escapes have several spellings; the canonical one is what JSON.stringify gives back.
       const quoted = utf8.decode(bytes.subarray(position, index + 1));
@@ -244,6 +268,7 @@ function readString(bytes: Uint8Array, position: number, end: number): number {
     if (code === backslash) {
       escaped = true;
       index++; // the escaped character cannot close the string
+      if (bytes[index] === quote) noteQuote(bytes, index, end);
     } else if (code < 0x20) {
       return -1;
     }
@@ -264,6 +289,7 @@ function findValueEnd(bytes: Uint8Array, start: number, end: number): number {
       const code = bytes[index] as number;
       if (code === comma || code === closeBrace || code === closeBracket) break;
       if (code < 0x20) return -1;
+      if (code === quote) noteQuote(bytes, index, end);
       index++;
     }
     return index === start ? -1 : index;
@@ -291,11 +317,21 @@ function findValueEnd(bytes: Uint8Array, start: number, end: number): number {
  * for a string holding a control character (escaped or not).
  */
 function findStringEnd(bytes: Uint8Array, start: number, end: number): number {
+  noteQuote(bytes, start, end);
   for (let index = start + 1; index < end; index++) {
     const code = bytes[index] as number;
-    if (code === quote) return index + 1;
-    if (code === backslash) index++;
-    if ((bytes[index] as number) < 0x20) return -1;
+    if (code === quote) {
+      noteQuote(bytes, index, end);
+      return index + 1;
+    }
+    if (code === backslash) {
+      index++;
+      const escapedCode = bytes[index] as number;
+      if (escapedCode === quote) noteQuote(bytes, index, end);
+      else if (escapedCode < 0x20) return -1;
+    } else if (code < 0x20) {
+      return -1;
+    }
   }
   return -1;
 }

@@ -70,9 +70,10 @@ export function createRunRecordsAccess(
 
   async function* pagedEntryLineTexts(
     runId: string,
+    fromSeq: number,
     pageSize: number,
   ): AsyncGenerator<readonly StoredEntryLineText[]> {
-    let next = 0;
+    let next = fromSeq;
     for (;;) {
       const rows = await guard("readEntryLineTexts", { runId }, () =>
         database
@@ -92,7 +93,8 @@ export function createRunRecordsAccess(
 
   return {
     readEntryLines: (runId, range = {}) => pagedEntryLines(runId, range.fromSeq ?? 0, pageSizeOf(range)),
-    readEntryLineTexts: (runId, paging = {}) => pagedEntryLineTexts(runId, pageSizeOf(paging)),
+    readEntryLineTexts: (runId, range = {}) =>
+      pagedEntryLineTexts(runId, range.fromSeq ?? 0, pageSizeOf(range)),
 
     async *readEntries(runId, range = {}) {
       for await (const page of pagedEntryLines(runId, range.fromSeq ?? 0, defaultPageSize)) {

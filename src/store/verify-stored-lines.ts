@@ -7,7 +7,6 @@ import type { TranscriptHeader } from "../transcript/transcript-entry.js";
 import {
   createTranscriptEntryVerifier,
   type RawPayloadIndex,
-  type TranscriptEntryVerifier,
   type VerifiedPrefix,
 } from "../transcript/transcript-entry-verifier.js";
 import type { VerificationFailure } from "../transcript/verification-report.js";
@@ -25,7 +24,9 @@ export interface StoredLinesVerification {
 const pageSize = 5000;
 
 interface PageInFlight {
-  readonly lines: readonly StoredEntryLineText[];
+  /** The seq (as stored) of the page's first line. */
+  readonly firstSeq: number;
+  readonly lines: number;
   readonly result: Promise<LineBlockTaskResult | null>;
 }
 
@@ -33,8 +34,8 @@ interface PageInFlight {
  * Verifies a run's stored lines in seq order, as the entry verifier's `checkLine` would one by one, with the
  * checks that need no other line done a page at a time (`checkTranscriptLineBlock`), on worker threads when
  * the run is large. Pages are joined in order into the longest prefix of lines that pass; from the first page
- * that does not pass as a whole on, the entry verifier checks line by line, and so names the first fault
- * exactly as it would have alone.
+ * that does not pass as a whole on (read again), the entry verifier checks line by line, and so names the first
+ * fault exactly as it would have alone.
  */
 export async function verifyStoredLines(
   store: RunStore,
@@ -49,66 +50,53 @@ export async function verifyStoredLines(
     modelProfileId: header.model_profile_id,
   };
   let prefix: VerifiedPrefix = { lines: 0, headHash: header.genesis_hash };
-  let verifier: TranscriptEntryVerifier | null = null;
   let pool: LineBlockPool | null = null;
   const inFlight: PageInFlight[] = [];
+  // Where the line-by-line check takes over: the first seq of the first page that did not pass as a whole.
+  let takeOverAt: number | null = null;
 
-  async function settle(page: PageInFlight): Promise<VerificationFailure | null> {
-    if (verifier === null) {
-      const result = await page.result;
-      const extended =
-        result?.kind === "lines"
-          ? extendVerifiedPrefix(prefix, result.result, rawIndex, page.lines.length)
-          : null;
-      if (extended !== null) {
-        prefix = extended;
-        return null;
-      }
-      verifier = createTranscriptEntryVerifier(header, rawIndex, prefix);
-    }
-    for (const stored of page.lines) {
-      const failure = verifier.checkLine(stored.line, verifier.verified + 1);
-      if (failure !== null) return failure;
-    }
-    return null;
-  }
-
-  function finish(failure: VerificationFailure | null): StoredLinesVerification {
-    return {
-      verified: verifier?.verified ?? prefix.lines,
-      headHash: verifier?.headHash ?? prefix.headHash,
-      failure,
-    };
+  async function settle(page: PageInFlight): Promise<void> {
+    const result = await page.result;
+    const extended =
+      result?.kind === "lines" ? extendVerifiedPrefix(prefix, result.result, rawIndex, page.lines) : null;
+    if (extended === null) takeOverAt = page.firstSeq;
+    else prefix = extended;
   }
 
   try {
+    // The pages' texts are not kept: the few pages the line-by-line check needs are read again.
     for await (const page of store.readEntryLineTexts(runId, { pageSize })) {
+      const firstSeq = (page[0] as StoredEntryLineText).seq;
+      const block = encodeLineBlock(page.map((stored) => stored.line));
       let result: Promise<LineBlockTaskResult | null> = Promise.resolve(null);
-      if (verifier === null) {
-        const block = encodeLineBlock(page.map((stored) => stored.line));
-        if (block !== null) {
-          // The run record's entry count sizes the work before the pages are read.
-          pool ??= createLineBlockPool((block.bytes.length / page.length) * entryCount);
-          // The block's buffers are its own: handing them over moves no bytes.
-          result = pool.run({ kind: "lines", ...block, binding }, [
-            block.bytes.buffer as ArrayBuffer,
-            block.lineEnds.buffer as ArrayBuffer,
-          ]);
-        }
+      if (block !== null) {
+        // The run record's entry count sizes the work before the pages are read.
+        pool ??= createLineBlockPool((block.bytes.length / page.length) * entryCount);
+        // The block's buffers are its own: handing them over moves no bytes.
+        result = pool.run({ kind: "lines", ...block, binding }, [
+          block.bytes.buffer as ArrayBuffer,
+          block.lineEnds.buffer as ArrayBuffer,
+        ]);
       }
-      inFlight.push({ lines: page, result });
+      inFlight.push({ firstSeq, lines: page.length, result });
       // Enough pages ahead to keep every thread busy while this one reads the next.
-      while (inFlight.length > 2 * Math.max(pool?.workers ?? 0, 1) - 1) {
-        const failure = await settle(inFlight.shift() as PageInFlight);
-        if (failure !== null) return finish(failure);
+      while (takeOverAt === null && inFlight.length > 2 * Math.max(pool?.workers ?? 0, 1) - 1) {
+        await settle(inFlight.shift() as PageInFlight);
       }
+      if (takeOverAt !== null) break;
     }
-    while (inFlight.length > 0) {
-      const failure = await settle(inFlight.shift() as PageInFlight);
-      if (failure !== null) return finish(failure);
-    }
-    return finish(null);
+    while (takeOverAt === null && inFlight.length > 0) await settle(inFlight.shift() as PageInFlight);
   } finally {
     pool?.close();
   }
+  if (takeOverAt === null) return { verified: prefix.lines, headHash: prefix.headHash, failure: null };
+
+  const verifier = createTranscriptEntryVerifier(header, rawIndex, prefix);
+  for await (const page of store.readEntryLineTexts(runId, { pageSize, fromSeq: takeOverAt })) {
+    for (const stored of page) {
+      const failure = verifier.checkLine(stored.line, verifier.verified + 1);
+      if (failure !== null) return { verified: verifier.verified, headHash: verifier.headHash, failure };
+    }
+  }
+  return { verified: verifier.verified, headHash: verifier.headHash, failure: null };
 }

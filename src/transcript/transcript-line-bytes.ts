@@ -297,6 +297,8 @@ function findValueEnd(bytes: Uint8Array, start: number, end: number): number {
   let depth = 0;
   for (let index = start; index < end; index++) {
     const code = bytes[index] as number;
+    // Outside strings a canonical text holds only brackets, commas, colons, digits and letters.
+    if (code > closeBracket && code !== openBrace && code !== closeBrace) continue;
     if (code < 0x20) return -1;
     if (code === quote) {
       const stringEnd = findStringEnd(bytes, index, end);
@@ -320,6 +322,8 @@ function findStringEnd(bytes: Uint8Array, start: number, end: number): number {
   noteQuote(bytes, start, end);
   for (let index = start + 1; index < end; index++) {
     const code = bytes[index] as number;
+    // Most bytes are neither a quote, a backslash nor a control character: one test lets them by.
+    if (code > quote && code !== backslash) continue;
     if (code === quote) {
       noteQuote(bytes, index, end);
       return index + 1;

@@ -53,7 +53,7 @@ async function loadCompiled(): Promise<CompiledVerification> {
   };
 }
 
-const entryCount = 2_400;
+const entryCount = 7_000;
 const runId = "run_0001";
 let directory: { path: string; remove: () => Promise<void> };
 let runDirectory: string;
@@ -82,8 +82,8 @@ beforeAll(async () => {
   });
   referencedRaw = new Map();
   for (let index = 0; index < entryCount; index++) {
-    // ~4 KB per entry, with text outside ASCII, so that the run is past the threads' threshold.
-    const output = `résumé ${index} ✓ 🙂 `.repeat(180);
+    // ~1.3 KB per entry with text outside ASCII: past the threads' threshold, and two pages of stored lines.
+    const output = `résumé ${index} ✓ 🙂 `.repeat(60);
     if (index % 7 === 0) {
       const raw = transcript.storeRaw({ response: { index, text: `answer ${index}` } });
       referencedRaw.set(index, raw);
@@ -98,7 +98,7 @@ beforeAll(async () => {
     } else {
       transcript.append(entryInput(index, { result: { status: "ok", output } }));
     }
-    if (index % 500 === 499) await transcript.flush();
+    if (index % 1000 === 999) await transcript.flush();
   }
   await transcript.close();
   headHash = transcript.headHash;
@@ -183,11 +183,11 @@ describe("verification on worker threads", () => {
   it("names an edited entry in the second half", async () => {
     const original = await readFile(transcriptFile(), "utf8");
     const lines = original.split("\n");
-    const seq = 2_000;
-    lines[seq] = (lines[seq] as string).replace("résumé 2000", "résumé 2001");
+    const seq = 6_000;
+    lines[seq] = (lines[seq] as string).replace("résumé 6000", "résumé 6001");
     await writeFile(transcriptFile(), lines.join("\n"));
     const stored = await storedLine(seq);
-    await replaceStoredLine(seq, stored.replace("résumé 2000", "résumé 2001"));
+    await replaceStoredLine(seq, stored.replace("résumé 6000", "résumé 6001"));
     try {
       const { directory: fromDirectory, stored: fromStore } = await reports();
       for (const report of [fromDirectory, fromStore]) {

@@ -1,13 +1,8 @@
 import { CharterError } from "../foundation/charter-error.js";
-import { blake3Hex } from "../foundation/content-hash.js";
-import { isRawPayloadHash } from "../transcript/run-directory-layout.js";
 import type { VerificationFailure, VerificationReport } from "../transcript/verification-report.js";
 import { verifyEntries } from "../transcript/verify-transcript.js";
 import type { RunStore } from "./run-store.js";
 import { verifyStoredLines } from "./verify-stored-lines.js";
-
-/** Large pages: verification reads every raw payload once, in order, and costs one await per page. */
-const pageSize = 5000;
 
 /**
  * Verifies a run held in a run store exactly as `verifyRunDirectory` verifies a run directory: the header
@@ -33,13 +28,8 @@ export async function verifyStoredRun(store: RunStore, runId: string): Promise<V
     });
   }
 
-  const rawIndex = new Map<string, boolean>();
-  for await (const page of store.readRunRawPayloads(runId, { pageSize })) {
-    for (const payload of page) {
-      rawIndex.set(payload.hash, isRawPayloadHash(payload.hash) && blake3Hex(payload.json) === payload.hash);
-    }
-  }
-  const verifier = await verifyStoredLines(store, runId, run.header, rawIndex, run.entryCount);
+  const verifier = await verifyStoredLines(store, runId, run.header, run.entryCount);
+  const { rawIndex } = verifier;
   if (verifier.failure !== null) return failed(verifier.verified, verifier.headHash, verifier.failure);
 
   if (run.entryCount !== verifier.verified) {

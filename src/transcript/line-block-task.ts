@@ -1,12 +1,14 @@
 import { closeSync, openSync, readSync } from "node:fs";
+import { blake3Hex } from "../foundation/content-hash.js";
 import type { ChainBinding } from "./chain-link-hash.js";
 import { checkRawPayloadFile } from "./check-raw-payload-file.js";
 import { checkTranscriptLineBlock, type LineBlockResult } from "./check-transcript-line-block.js";
+import { isRawPayloadHash } from "./run-directory-layout.js";
 
 /**
  * A unit of verification work that needs nothing from the others, so that it can run on any thread: a byte
  * range of `transcript.jsonl` (read where it runs, so that no bytes cross threads), stored lines already
- * encoded, or a batch of raw payload files.
+ * encoded, a batch of raw payload files, or a batch of stored raw payloads.
  */
 export type LineBlockTask =
   | {
@@ -23,11 +25,13 @@ export type LineBlockTask =
       readonly lineEnds: Int32Array;
       readonly binding: ChainBinding;
     }
-  | { readonly kind: "raw-files"; readonly directory: string; readonly names: readonly string[] };
+  | { readonly kind: "raw-files"; readonly directory: string; readonly names: readonly string[] }
+  | { readonly kind: "raw-texts"; readonly hashes: readonly string[]; readonly texts: readonly string[] };
 
 export type LineBlockTaskResult =
   | { readonly kind: "lines"; readonly result: LineBlockResult }
-  | { readonly kind: "raw-files"; readonly intact: readonly boolean[] };
+  | { readonly kind: "raw-files"; readonly intact: readonly boolean[] }
+  | { readonly kind: "raw-texts"; readonly intact: readonly boolean[] };
 
 export function runLineBlockTask(task: LineBlockTask): LineBlockTaskResult {
   switch (task.kind) {
@@ -48,6 +52,13 @@ export function runLineBlockTask(task: LineBlockTask): LineBlockTaskResult {
       return {
         kind: "raw-files",
         intact: task.names.map((name) => checkRawPayloadFile(task.directory, name)),
+      };
+    case "raw-texts":
+      return {
+        kind: "raw-texts",
+        intact: task.hashes.map(
+          (hash, index) => isRawPayloadHash(hash) && blake3Hex(task.texts[index] as string) === hash,
+        ),
       };
   }
 }

@@ -23,7 +23,7 @@ export interface StoredLinesVerification {
 }
 
 /** Lines per page: large enough that a page is worth handing to a thread, small enough to share them out. */
-const pageSize = 5000;
+const pageSize = 2500;
 /** What a stored line is taken to weigh when deciding, before reading any, whether threads pay. */
 const assumedLineBytes = 512;
 

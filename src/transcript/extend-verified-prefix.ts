@@ -17,8 +17,6 @@ export function extendVerifiedPrefix(
   if (expectedLines !== undefined && block.passed !== expectedLines) return null;
   if (block.passed === 0) return prefix;
   if (block.firstSeq !== prefix.lines || block.firstPrevHash !== prefix.headHash) return null;
-  for (const line of block.rawReferences) {
-    for (const hash of line.hashes) if (rawIndex.get(hash) !== true) return null;
-  }
+  for (const hash of block.rawReferenceHashes) if (rawIndex.get(hash) !== true) return null;
   return { lines: prefix.lines + block.passed, headHash: block.lastHash };
 }

@@ -95,8 +95,8 @@ function linesTheBlockPasses(text: string, asStoredLines: boolean, index: RawPay
   if (block === null) return 0;
   const result = checkTranscriptLineBlock(block, binding());
   if (result.passed === 0 || result.firstSeq !== 0 || result.firstPrevHash !== header.genesis_hash) return 0;
-  const broken = result.rawReferences.find((line) => line.hashes.some((hash) => index.get(hash) !== true));
-  return broken === undefined ? result.passed : broken.line;
+  const broken = result.rawReferenceHashes.findIndex((hash) => index.get(hash) !== true);
+  return broken === -1 ? result.passed : (result.rawReferenceLines[broken] as number);
 }
 
 const pieces = [

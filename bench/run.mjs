@@ -9,7 +9,8 @@
 // Knobs: BENCH_SECONDS [2] per repetition, BENCH_REPS [5] repetitions (the median is reported),
 // BENCH_VERIFY_ENTRIES [100000], BENCH_VERIFY_REPS [5], CHARTER_BENCH_POSTGRES_URL (postgres://...: also measure
 // the durable path on PostgreSQL, in a schema of its own that is dropped afterwards; skipped when unset),
-// BENCH_KEEP=1 (keep the temporary directory with the SQLite files and the verify run directory).
+// BENCH_KEEP=1 (keep the temporary directory with the SQLite files and the verify run directory),
+// BENCH_ONLY=verify (run only the verify section, ~25 s instead of ~2 min 15 s).
 import { mkdtemp, readdir, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -33,6 +34,11 @@ const repetitions = Number(process.env.BENCH_REPS ?? 5);
 const verifyEntryCount = Number(process.env.BENCH_VERIFY_ENTRIES ?? 100_000);
 const verifyRepetitions = Number(process.env.BENCH_VERIFY_REPS ?? 5);
 const postgresUrl = process.env.CHARTER_BENCH_POSTGRES_URL || null;
+const onlySection = process.env.BENCH_ONLY || null;
+if (onlySection !== null && onlySection !== "verify") {
+  throw new Error(`BENCH_ONLY=${onlySection}: the only section that runs alone is "verify"`);
+}
+const runOverheadSections = onlySection === null;
 
 function scriptedStep(turn, turns) {
   return turn < turns
@@ -200,6 +206,40 @@ const us = (value) => `${value.toFixed(1).padStart(7)} us/turn`;
 const workDirectory = await mkdtemp(join(tmpdir(), "charter-bench-"));
 const benchStart = performance.now();
 try {
+  const { rows, durable } = runOverheadSections ? await measureOverhead() : { rows: null, durable: null };
+
+  // 3. verify throughput on one transcript of verifyEntryCount entries, as a run directory and in SQLite.
+  const verify = await measureVerify(join(workDirectory, "verify"));
+  console.log(
+    `verify ${verify.entries} entries (${(verify.transcriptBytes / 1e6).toFixed(1)} MB of JSONL, ${verify.rawPayloads} raw payloads; built in ${verify.buildSeconds.toFixed(1)} s):\n` +
+      `  verifyRunDirectory  ${verify.runDirectory.seconds.toFixed(3)} s   ${Math.round(verify.runDirectory.entriesPerSecond).toLocaleString("en-US")} entries/s (target >= 200,000)\n` +
+      `  verifyStoredRun     ${verify.storedRun.seconds.toFixed(3)} s   ${Math.round(verify.storedRun.entriesPerSecond).toLocaleString("en-US")} entries/s (SQLite)`,
+  );
+  console.log(`bench took ${((performance.now() - benchStart) / 1000).toFixed(0)} s`);
+  console.log(
+    JSON.stringify({
+      benchmark: "per-turn-overhead",
+      node: process.version,
+      rows,
+      durable:
+        durable === null
+          ? null
+          : {
+              sqlite: durable.sqlite,
+              postgres: durable.postgres ?? null,
+              inMemoryT20: rows[0].charter,
+              bareT20: rows[0].bare,
+            },
+      verify,
+    }),
+  );
+} finally {
+  if (process.env.BENCH_KEEP === "1") console.error(`kept ${workDirectory}`);
+  else await rm(workDirectory, { recursive: true, force: true });
+}
+
+/** Sections 1 and 2: per-turn overhead in memory against the bare loop, then durable. */
+async function measureOverhead() {
   // 1. In memory (no transcript writer: the chain is computed, no entry retained) against the bare loop.
   const rows = [];
   for (const turns of [20, 5, 50]) {
@@ -254,32 +294,7 @@ try {
   console.log(
     `durable SQLite per turn at T=20: ${durable.sqlite.T20.toFixed(1)} us (target: >= 10x faster than LangGraph + SqliteSaver, ~10,500 us/turn there, i.e. <= 1,050 us)`,
   );
-
-  // 3. verify throughput on one transcript of verifyEntryCount entries, as a run directory and in SQLite.
-  const verify = await measureVerify(join(workDirectory, "verify"));
-  console.log(
-    `verify ${verify.entries} entries (${(verify.transcriptBytes / 1e6).toFixed(1)} MB of JSONL, ${verify.rawPayloads} raw payloads; built in ${verify.buildSeconds.toFixed(1)} s):\n` +
-      `  verifyRunDirectory  ${verify.runDirectory.seconds.toFixed(3)} s   ${Math.round(verify.runDirectory.entriesPerSecond).toLocaleString("en-US")} entries/s (target >= 200,000)\n` +
-      `  verifyStoredRun     ${verify.storedRun.seconds.toFixed(3)} s   ${Math.round(verify.storedRun.entriesPerSecond).toLocaleString("en-US")} entries/s (SQLite)`,
-  );
-  console.log(`bench took ${((performance.now() - benchStart) / 1000).toFixed(0)} s`);
-  console.log(
-    JSON.stringify({
-      benchmark: "per-turn-overhead",
-      node: process.version,
-      rows,
-      durable: {
-        sqlite: durable.sqlite,
-        postgres: durable.postgres ?? null,
-        inMemoryT20: t20.charter,
-        bareT20: t20.bare,
-      },
-      verify,
-    }),
-  );
-} finally {
-  if (process.env.BENCH_KEEP === "1") console.error(`kept ${workDirectory}`);
-  else await rm(workDirectory, { recursive: true, force: true });
+  return { rows, durable };
 }
 
 async function withPostgres(url, work) {

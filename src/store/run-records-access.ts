@@ -8,7 +8,12 @@ import type { StoreDatabase } from "./store-database.js";
 import { runNotFound } from "./store-errors.js";
 import type { StoreGuard } from "./store-guard.js";
 import { storeRecordVersion } from "./store-record-version.js";
-import type { CheckpointRecord, StoredEntryLine, StoredRawPayload } from "./stored-records.js";
+import type {
+  CheckpointRecord,
+  StoredEntryLine,
+  StoredEntryLineText,
+  StoredRawPayload,
+} from "./stored-records.js";
 
 /** Rows read per query when a run's entries or payloads are streamed. */
 const defaultPageSize = 1000;
@@ -21,6 +26,7 @@ function pageSizeOf(options: PageOptions): number {
 export type RunRecordsAccess = Pick<
   RunStore,
   | "readEntryLines"
+  | "readEntryLineTexts"
   | "readEntries"
   | "readRaw"
   | "readRunRawPayloads"
@@ -62,8 +68,33 @@ export function createRunRecordsAccess(
     }
   }
 
+  async function* pagedEntryLineTexts(
+    runId: string,
+    fromSeq: number,
+    pageSize: number,
+  ): AsyncGenerator<readonly StoredEntryLineText[]> {
+    let next = fromSeq;
+    for (;;) {
+      const rows = await guard("readEntryLineTexts", { runId }, () =>
+        database
+          .selectFrom("charter_transcript_entries")
+          .select(["seq", "line"])
+          .where("run_id", "=", runId)
+          .where("seq", ">=", next)
+          .orderBy("seq")
+          .limit(pageSize)
+          .execute(),
+      );
+      if (rows.length > 0) yield rows;
+      if (rows.length < pageSize) return;
+      next = (rows[rows.length - 1]?.seq ?? next) + 1;
+    }
+  }
+
   return {
     readEntryLines: (runId, range = {}) => pagedEntryLines(runId, range.fromSeq ?? 0, pageSizeOf(range)),
+    readEntryLineTexts: (runId, range = {}) =>
+      pagedEntryLineTexts(runId, range.fromSeq ?? 0, pageSizeOf(range)),
 
     async *readEntries(runId, range = {}) {
       for await (const page of pagedEntryLines(runId, range.fromSeq ?? 0, defaultPageSize)) {

@@ -7,6 +7,7 @@ import type {
   CheckpointRecord,
   RunStoreStatistics,
   StoredEntryLine,
+  StoredEntryLineText,
   StoredRawPayload,
   ToolCacheEntry,
   ToolCachePut,
@@ -58,6 +59,15 @@ export interface RunStore {
     runId: string,
     options?: PageOptions & { readonly fromSeq?: number },
   ): AsyncIterable<readonly StoredEntryLine[]>;
+  /**
+   * The stored lines' texts alone, in seq order, a page at a time: what verification reads, without the
+   * columns it would only throw away (a fraction of the cost of reading a long transcript); `fromSeq` skips
+   * the entries before it.
+   */
+  readEntryLineTexts(
+    runId: string,
+    options?: PageOptions & { readonly fromSeq?: number },
+  ): AsyncIterable<readonly StoredEntryLineText[]>;
   /** The stored entries in seq order, parsed. */
   readEntries(runId: string, options?: { readonly fromSeq?: number }): AsyncIterable<TranscriptEntry>;
   /** A raw payload's canonical JSON by content hash, whichever run stored it. */

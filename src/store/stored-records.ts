@@ -19,6 +19,9 @@ export interface StoredEntryLine {
   readonly line: string;
 }
 
+/** A stored line's text, with the seq it is stored under. */
+export type StoredEntryLineText = Pick<StoredEntryLine, "seq" | "line">;
+
 export interface StoredRawPayload {
   readonly hash: string;
   readonly json: string;

@@ -1,10 +1,8 @@
 import { CharterError } from "../foundation/charter-error.js";
-import { blake3Hex } from "../foundation/content-hash.js";
-import { isRawPayloadHash } from "../transcript/run-directory-layout.js";
-import { createTranscriptEntryVerifier } from "../transcript/transcript-entry-verifier.js";
 import type { VerificationFailure, VerificationReport } from "../transcript/verification-report.js";
 import { verifyEntries } from "../transcript/verify-transcript.js";
 import type { RunStore } from "./run-store.js";
+import { verifyStoredLines } from "./verify-stored-lines.js";
 
 /**
  * Verifies a run held in a run store exactly as `verifyRunDirectory` verifies a run directory: the header
@@ -13,9 +11,6 @@ import type { RunStore } from "./run-store.js";
  * references. It also holds the run record to what the chain says: a record claiming more entries than are
  * stored (a truncated transcript) or another head is reported. Throws RUN_NOT_FOUND for an unknown run.
  */
-/** Large pages: verification reads every line once, in order, and costs one await per page. */
-const pageSize = 5000;
-
 export async function verifyStoredRun(store: RunStore, runId: string): Promise<VerificationReport> {
   const run = await store.getRun(runId);
   if (run === null) {
@@ -33,21 +28,9 @@ export async function verifyStoredRun(store: RunStore, runId: string): Promise<V
     });
   }
 
-  const rawIndex = new Map<string, boolean>();
-  for await (const page of store.readRunRawPayloads(runId, { pageSize })) {
-    for (const payload of page) {
-      rawIndex.set(payload.hash, isRawPayloadHash(payload.hash) && blake3Hex(payload.json) === payload.hash);
-    }
-  }
-  const verifier = createTranscriptEntryVerifier(run.header, rawIndex);
-  let lineNumber = 0;
-  for await (const page of store.readEntryLines(runId, { pageSize })) {
-    for (const stored of page) {
-      lineNumber++;
-      const failure = verifier.checkLine(stored.line, lineNumber);
-      if (failure !== null) return failed(verifier.verified, verifier.headHash, failure);
-    }
-  }
+  const verifier = await verifyStoredLines(store, runId, run.header, run.entryCount);
+  const { rawIndex } = verifier;
+  if (verifier.failure !== null) return failed(verifier.verified, verifier.headHash, verifier.failure);
 
   if (run.entryCount !== verifier.verified) {
     return failed(verifier.verified, verifier.headHash, {

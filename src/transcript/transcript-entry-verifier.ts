@@ -10,6 +10,14 @@ import type { VerificationFailure, VerificationReasonCode } from "./verification
 /** Raw payloads of a run by content hash: true when the stored bytes hash to their name. */
 export type RawPayloadIndex = ReadonlyMap<string, boolean>;
 
+/** The lines of a transcript, from the first, known to pass verification in order. */
+export interface VerifiedPrefix {
+  /** Lines verified: also the seq the next entry must carry. */
+  readonly lines: number;
+  /** The last verified line's hash, the genesis hash before the first. */
+  readonly headHash: string;
+}
+
 export interface TranscriptEntryVerifier {
   /** Entries verified so far. */
   readonly verified: number;
@@ -39,19 +47,21 @@ const rawReferenceKeys: ReadonlySet<string> = new Set(["raw_request_hash", "raw_
  * Verifies entries one at a time, in order. A line costs a layout parse (no JSON.parse, no re-serialising),
  * one hash each of its stored action and result texts and one of its link; only a line that fails is
  * parsed as JSON, to name its fault precisely. The header must already be checked (its genesis hash is
- * trusted here).
+ * trusted here). `verifiedPrefix` starts it after lines already verified (by `checkTranscriptLineBlock`), as if
+ * it had checked them itself.
  */
 export function createTranscriptEntryVerifier(
   header: TranscriptHeader,
   rawIndex: RawPayloadIndex,
+  verifiedPrefix: VerifiedPrefix = { lines: 0, headHash: header.genesis_hash },
 ): TranscriptEntryVerifier {
   const linkPreimage = createChainLinkPreimage({
     contractHash: header.contract_hash,
     adapterVersion: header.adapter_version,
     modelProfileId: header.model_profile_id,
   });
-  let headHash = header.genesis_hash;
-  let verified = 0;
+  let headHash = verifiedPrefix.headHash;
+  let verified = verifiedPrefix.lines;
 
   function failure(seq: number, stepId: string | null, problem: Problem): VerificationFailure {
     return { seq, step_id: stepId, reason_code: problem.reason, detail: problem.detail };

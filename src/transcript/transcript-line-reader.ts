@@ -16,24 +16,34 @@ const newline = 0x0a;
 // The BOM is kept, so that bytes added at the start of a line are not silently dropped.
 const strictDecoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
+/** Where to start reading: a byte offset at the start of a line, and that line's index. */
+export interface TranscriptLineReadStart {
+  readonly offset: number;
+  readonly lineIndex: number;
+}
+
 /**
  * Calls `onLine` for every newline-terminated line of a file, without the newline (null for a line that is
  * not valid UTF-8), synchronously within each chunk: the file is read in 1 MiB chunks and split, so a large
  * transcript costs one await per chunk, not per line. `onLine` returns false to stop. A newline byte never
- * occurs inside a multi-byte UTF-8 sequence, so splitting on it before decoding is safe.
+ * occurs inside a multi-byte UTF-8 sequence, so splitting on it before decoding is safe. `start` skips the
+ * lines before a line known to start at that offset; `lines` then counts the skipped lines too.
  */
 export async function readTranscriptLines(
   path: string,
   onLine: (line: string | null, lineIndex: number) => boolean | undefined,
+  start: TranscriptLineReadStart = { offset: 0, lineIndex: 0 },
 ): Promise<TranscriptLineReadResult> {
   const handle = await open(path, "r");
   try {
     const chunk = Buffer.allocUnsafe(chunkBytes);
     let carry: Buffer | null = null;
-    let lineIndex = 0;
+    let lineIndex = start.lineIndex;
+    let position = start.offset;
     for (;;) {
-      const { bytesRead } = await handle.read(chunk, 0, chunkBytes, null);
+      const { bytesRead } = await handle.read(chunk, 0, chunkBytes, position);
       if (bytesRead === 0) break;
+      position += bytesRead;
       const data: Buffer =
         carry === null ? chunk.subarray(0, bytesRead) : Buffer.concat([carry, chunk.subarray(0, bytesRead)]);
       const lastNewline = data.lastIndexOf(newline);

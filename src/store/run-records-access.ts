@@ -44,51 +44,53 @@ export function createRunRecordsAccess(
   guard: StoreGuard,
   environment: RuntimeEnvironment,
 ): RunRecordsAccess {
-  async function* pagedEntryLines(
+  /** Pages of a run's entry rows in seq order from `fromSeq`, each page read by `readPage` under the guard. */
+  async function* pagedBySeq<Row extends { readonly seq: number }>(
+    operation: string,
     runId: string,
     fromSeq: number,
     pageSize: number,
-  ): AsyncGenerator<readonly StoredEntryLine[]> {
+    readPage: (fromSeq: number) => Promise<Row[]>,
+  ): AsyncGenerator<readonly Row[]> {
     let next = fromSeq;
     for (;;) {
-      const rows = await guard("readEntryLines", { runId }, () =>
-        database
-          .selectFrom("charter_transcript_entries")
-          // Aliased to the record's names: the driver's rows are the records, with no copy per line.
-          .select(["seq", "step_id as stepId", "state", "turn", "hash", "line"])
-          .where("run_id", "=", runId)
-          .where("seq", ">=", next)
-          .orderBy("seq")
-          .limit(pageSize)
-          .execute(),
-      );
+      const rows = await guard(operation, { runId }, () => readPage(next));
       if (rows.length > 0) yield rows;
       if (rows.length < pageSize) return;
       next = (rows[rows.length - 1]?.seq ?? next) + 1;
     }
   }
 
-  async function* pagedEntryLineTexts(
+  function entryPage(runId: string, fromSeq: number, pageSize: number) {
+    return database
+      .selectFrom("charter_transcript_entries")
+      .where("run_id", "=", runId)
+      .where("seq", ">=", fromSeq)
+      .orderBy("seq")
+      .limit(pageSize);
+  }
+
+  function pagedEntryLines(
+    runId: string,
+    fromSeq: number,
+    pageSize: number,
+  ): AsyncGenerator<readonly StoredEntryLine[]> {
+    return pagedBySeq("readEntryLines", runId, fromSeq, pageSize, (from) =>
+      entryPage(runId, from, pageSize)
+        // Aliased to the record's names: the driver's rows are the records, with no copy per line.
+        .select(["seq", "step_id as stepId", "state", "turn", "hash", "line"])
+        .execute(),
+    );
+  }
+
+  function pagedEntryLineTexts(
     runId: string,
     fromSeq: number,
     pageSize: number,
   ): AsyncGenerator<readonly StoredEntryLineText[]> {
-    let next = fromSeq;
-    for (;;) {
-      const rows = await guard("readEntryLineTexts", { runId }, () =>
-        database
-          .selectFrom("charter_transcript_entries")
-          .select(["seq", "line"])
-          .where("run_id", "=", runId)
-          .where("seq", ">=", next)
-          .orderBy("seq")
-          .limit(pageSize)
-          .execute(),
-      );
-      if (rows.length > 0) yield rows;
-      if (rows.length < pageSize) return;
-      next = (rows[rows.length - 1]?.seq ?? next) + 1;
-    }
+    return pagedBySeq("readEntryLineTexts", runId, fromSeq, pageSize, (from) =>
+      entryPage(runId, from, pageSize).select(["seq", "line"]).execute(),
+    );
   }
 
   return {

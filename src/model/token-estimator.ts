@@ -10,6 +10,8 @@ export const toolOverheadTokens = 8;
 // Text from models and tools may contain special-token spellings such as "<|endoftext|>"; they are
 // counted as ordinary text instead of making the tokenizer throw.
 const encodeOptions = { disallowedSpecial: new Set<string>() };
+const shortTextLimit = 32;
+const rememberedTextLimit = 1024;
 
 export interface TokenEstimator {
   /** Tokens of a text in the o200k_base encoding. */
@@ -30,8 +32,20 @@ export function createTokenEstimator(): TokenEstimator {
   const messageCounts = new WeakMap<AgentMessage, number>();
   const toolCounts = new WeakMap<readonly ModelToolSpec[], number>();
 
+  // Short texts recur turn after turn (tool names, short answers and arguments): their counts are remembered,
+  // the map emptied when full.
+  const shortTextCounts = new Map<string, number>();
+
   function countText(text: string): number {
-    return text === "" ? 0 : countTokens(text, encodeOptions);
+    if (text === "") return 0;
+    if (text.length > shortTextLimit) return countTokens(text, encodeOptions);
+    let count = shortTextCounts.get(text);
+    if (count === undefined) {
+      count = countTokens(text, encodeOptions);
+      if (shortTextCounts.size >= rememberedTextLimit) shortTextCounts.clear();
+      shortTextCounts.set(text, count);
+    }
+    return count;
   }
 
   function countMessage(message: AgentMessage): number {

@@ -15,6 +15,16 @@ describe("createTokenEstimator", () => {
     expect(estimator.countText("")).toBe(0);
   });
 
+  it("counts short texts it has seen before the same (their counts are remembered, in bounded memory)", () => {
+    const estimator = createTokenEstimator();
+    // More distinct short texts than are remembered at once, each asked twice.
+    for (let index = 0; index < 3000; index++) {
+      const text = `tool_${index} ${"ab".repeat(index % 12)}`;
+      expect(estimator.countText(text)).toBe(countTokens(text));
+      expect(estimator.countText(text)).toBe(countTokens(text));
+    }
+  });
+
   it("counts special-token spellings as ordinary text instead of throwing", () => {
     const estimator = createTokenEstimator();
     expect(estimator.countText("before <|endoftext|> after")).toBeGreaterThan(3);

@@ -24,7 +24,20 @@ export async function loadSessionCheckpoint(
   if (latest === null) return null;
   const deltas: SessionCheckpointDelta[] = [];
   let document = latest.document as unknown as SessionCheckpoint | SessionCheckpointDelta;
+  let seq = latest.seq;
   while (isSessionCheckpointDelta(document)) {
+    // A base is always an earlier checkpoint: a damaged link naming a later one (or itself) is refused, not
+    // followed round a cycle forever.
+    if (!(document.base_seq < seq)) {
+      throw new CharterError(
+        "RUN_NOT_RESUMABLE",
+        `run ${runId} has a stored checkpoint delta whose base does not precede it`,
+        {
+          details: { runId, reason: "checkpoint_delta_mismatch", seq, baseSeq: document.base_seq },
+        },
+      );
+    }
+    seq = document.base_seq;
     deltas.push(document);
     const base = await store.readCheckpoint(runId, document.base_seq);
     if (base === null) {

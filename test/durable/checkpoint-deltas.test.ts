@@ -184,6 +184,32 @@ describe("checkpoints stored as deltas (issue 4)", () => {
     }
   });
 
+  it("refuses a delta whose base does not precede it rather than following the links forever", async () => {
+    const store = await openStore();
+    try {
+      await runDurably(store, 3, "run-cyclic");
+      const latest = await store.latestCheckpoint("run-cyclic");
+      if (latest === null) throw new Error("the run stored no checkpoint");
+      // A damaged row: the delta names itself as its base. Its base is read back... as itself, again and again.
+      const cyclic = { ...latest, document: { ...latest.document, base_seq: latest.seq } };
+      const reads: number[] = [];
+      const damaged = {
+        latestCheckpoint: async () => cyclic,
+        readCheckpoint: async (_runId: string, seq: number) => {
+          reads.push(seq);
+          if (reads.length > 100) throw new Error("loadSessionCheckpoint follows a cycle of bases");
+          return seq === cyclic.seq ? cyclic : store.readCheckpoint("run-cyclic", seq);
+        },
+      };
+      await expect(loadSessionCheckpoint(damaged, "run-cyclic")).rejects.toMatchObject({
+        code: "RUN_NOT_RESUMABLE",
+        details: { reason: "checkpoint_delta_mismatch" },
+      });
+    } finally {
+      await store.close();
+    }
+  });
+
   it("refuses to resume from a delta whose base is missing, naming the reason", async () => {
     const store = await openStore();
     try {

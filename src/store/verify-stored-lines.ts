@@ -72,9 +72,14 @@ export async function verifyStoredLines(
 
   try {
     // The pages' texts are not kept: the few pages the line-by-line check needs are read again.
+    let rowsRead = 0;
     for await (const page of store.readEntryLineTexts(runId, { pageSize })) {
       const firstSeq = (page[0] as StoredEntryLineText).seq;
-      const block = encodeLineBlock(page.map((stored) => stored.line));
+      // The seq column must number the rows 0, 1, 2...: reads from a seq (resume, paging) rely on it. A page where
+      // it does not is left to the line-by-line check, which names the first row out of place.
+      const numbered = page.every((stored, index) => stored.seq === rowsRead + index);
+      rowsRead += page.length;
+      const block = numbered ? encodeLineBlock(page.map((stored) => stored.line)) : null;
       let result: Promise<LineBlockTaskResult | null> = Promise.resolve(null);
       if (block !== null) {
         // The block's buffers are its own: handing them over moves no bytes.
@@ -103,6 +108,19 @@ export async function verifyStoredLines(
   const verifier = createTranscriptEntryVerifier(header, rawIndex, prefix);
   for await (const page of store.readEntryLineTexts(runId, { pageSize, fromSeq: takeOverAt })) {
     for (const stored of page) {
+      if (stored.seq !== verifier.verified) {
+        return {
+          verified: verifier.verified,
+          headHash: verifier.headHash,
+          failure: {
+            seq: verifier.verified,
+            step_id: null,
+            reason_code: "SEQUENCE_GAP",
+            detail: `the row stored as seq ${stored.seq} is where entry ${verifier.verified} belongs`,
+          },
+          rawIndex,
+        };
+      }
       const failure = verifier.checkLine(stored.line, verifier.verified + 1);
       if (failure !== null)
         return { verified: verifier.verified, headHash: verifier.headHash, failure, rawIndex };

@@ -53,6 +53,12 @@ export const postgresStoreFactory: RunStoreFactory = async (): Promise<StoreUnde
         ]),
       deleteEntry: (runId, seq) =>
         query("delete from charter_transcript_entries where run_id = $1 and seq = $2", [runId, seq]),
+      shiftEntrySeqs: (runId, fromSeq, offset) =>
+        query("update charter_transcript_entries set seq = seq + $1 where run_id = $2 and seq >= $3", [
+          offset,
+          runId,
+          fromSeq,
+        ]),
       replaceRawPayload: (hash, json) =>
         query("update charter_raw_payloads set json = $1 where hash = $2", [json, hash]),
       recordMigration: (name) =>

@@ -46,6 +46,12 @@ export const sqliteStoreFactory: RunStoreFactory = async (): Promise<StoreUnderT
             .prepare("delete from charter_transcript_entries where run_id = ? and seq = ?")
             .run(runId, seq);
         }),
+      shiftEntrySeqs: (runId, fromSeq, offset) =>
+        withDatabase((database) => {
+          database
+            .prepare("update charter_transcript_entries set seq = seq + ? where run_id = ? and seq >= ?")
+            .run(offset, runId, fromSeq);
+        }),
       replaceRawPayload: (hash, json) =>
         withDatabase((database) => {
           database.prepare("update charter_raw_payloads set json = ? where hash = ?").run(json, hash);

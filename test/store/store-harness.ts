@@ -51,6 +51,8 @@ export interface StoreLocation {
 export interface StoreTampering {
   replaceEntryLine(runId: string, seq: number, line: string): Promise<void>;
   deleteEntry(runId: string, seq: number): Promise<void>;
+  /** Adds `offset` to the seq column of the run's rows from `fromSeq` on (their lines unchanged). */
+  shiftEntrySeqs(runId: string, fromSeq: number, offset: number): Promise<void>;
   replaceRawPayload(hash: string, json: string): Promise<void>;
   recordMigration(name: string): Promise<void>;
 }

@@ -84,11 +84,12 @@ export function createDurableRunHooks(options: {
     },
     wrapToolExecutor(executor: ToolCallExecutor): ToolCallExecutor {
       return async (call, context) => {
-        // Durable before this call starts: the entries so far and the previous call's result.
-        const pending = takeUnstoredResults();
-        if (pending.toolResults !== undefined) {
+        // Durable before this call starts: the entries so far and the previous call's result. Taken off the
+        // queue only once stored, so that a failed write leaves them for the next checkpoint.
+        if (unstoredResults.length > 0) {
           await writer.flush();
-          await store.appendCommit({ runId, ...pending });
+          await store.appendCommit({ runId, toolResults: unstoredResults });
+          unstoredResults = [];
         }
         const result = await executor(call, context);
         if (result.error_code === "APPROVAL_REQUIRED") return result;

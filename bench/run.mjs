@@ -118,7 +118,8 @@ const invocation = { agent_path: "bench/run.mjs", config_path: null, cwd: proces
  * One durable session, wired as the CLI wires a run (src/runner/run-agent.ts, runLoadedAgent) minus the JSONL
  * run directory and the approval guard: a store transcript writer, a checkpoint (with the entries it covers)
  * committed in one transaction before tools execute and at every continuing COMMIT, before the next inference
- * starts; each tool result stored as soon as the call completes; the run's end recorded before the transcript
+ * starts; each tool result stored before the next call starts or with the checkpoint that follows it (see
+ * docs/durable-runs.md); the run's end recorded before the transcript
  * closes. `agent.run` resolves only once all of it is committed.
  */
 function durableSession(store) {

@@ -64,3 +64,41 @@ export function providerConfig(baseUrl: string, extra: Record<string, unknown> =
     ...extra,
   };
 }
+
+/** Configuration's `providers`: the scripted server as provider `local`, with one model `m` (32,000 tokens). */
+export function localModelProvider(baseUrl: string) {
+  return { local: { type: "openai-compatible", baseUrl, models: { m: { contextWindow: 32000 } } } };
+}
+
+/**
+ * A directory with `agent.md` and a `.charter.json` found from it: the scripted server as provider `local` (model
+ * `m`) and the MCP test server as `test`, which records every tool execution in `records.jsonl`.
+ */
+export async function recordingWorkspace(options: {
+  readonly prefix: string;
+  readonly baseUrl: string;
+  readonly frontmatter: string;
+  readonly body: string;
+  readonly configuration?: Record<string, unknown>;
+}): Promise<{ directory: string; recordFile: string }> {
+  const directory = await mkdtemp(join(tmpdir(), options.prefix));
+  const recordFile = join(directory, "records.jsonl");
+  await writeFile(recordFile, "");
+  await writeFile(join(directory, "agent.md"), agentFile(options.frontmatter, options.body));
+  await writeFile(
+    join(directory, ".charter.json"),
+    JSON.stringify({
+      providers: localModelProvider(options.baseUrl),
+      mcpServers: {
+        test: {
+          type: "stdio",
+          command: process.execPath,
+          args: [mcpTestServerPath],
+          env: { CHARTER_TEST_RECORD_FILE: recordFile },
+        },
+      },
+      ...options.configuration,
+    }),
+  );
+  return { directory, recordFile };
+}

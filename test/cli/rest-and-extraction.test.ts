@@ -10,6 +10,7 @@ import {
   startScriptedOpenAIServer,
 } from "../../src/testing/scripted-openai-server.js";
 import type { ScriptedStep } from "../../src/testing/scripted-openai-step.js";
+import { localModelProvider } from "./cli-harness.js";
 
 interface WireMessage {
   role: string;
@@ -39,13 +40,7 @@ async function project(config: Record<string, unknown>, frontmatter: string) {
   await writeFile(
     join(directory, ".charter.json"),
     JSON.stringify({
-      providers: {
-        local: {
-          type: "openai-compatible",
-          baseUrl: model!.baseUrl,
-          models: { m: { contextWindow: 32000 } },
-        },
-      },
+      providers: localModelProvider(model!.baseUrl),
       ...config,
     }),
   );

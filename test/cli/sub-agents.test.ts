@@ -9,6 +9,7 @@ import {
   startScriptedOpenAIServer,
 } from "../../src/testing/scripted-openai-server.js";
 import type { ScriptedStep } from "../../src/testing/scripted-openai-step.js";
+import { localModelProvider } from "./cli-harness.js";
 
 interface WireMessage {
   role: string;
@@ -45,15 +46,7 @@ async function setUp(files: Record<string, string>, respond: (request: RecordedR
   for (const [name, text] of Object.entries(files)) await writeFile(join(directory, name), text);
   await writeFile(
     join(directory, ".charter.json"),
-    JSON.stringify({
-      providers: {
-        local: {
-          type: "openai-compatible",
-          baseUrl: server.baseUrl,
-          models: { m: { contextWindow: 32000 } },
-        },
-      },
-    }),
+    JSON.stringify({ providers: localModelProvider(server.baseUrl) }),
   );
   return directory;
 }

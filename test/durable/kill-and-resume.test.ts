@@ -1,7 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { watch } from "node:fs";
-import { mkdtemp, readFile, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { systemEnvironment } from "../../src/foundation/environment.js";
@@ -13,7 +12,7 @@ import {
   startScriptedOpenAIServer,
 } from "../../src/testing/scripted-openai-server.js";
 import type { ScriptedStep } from "../../src/testing/scripted-openai-step.js";
-import { cli, mcpTestServerPath } from "../cli/cli-harness.js";
+import { cli, recordingWorkspace } from "../cli/cli-harness.js";
 
 /**
  * Durable runs for real: `charter run` as a child process against the scripted model and the real MCP test
@@ -52,33 +51,12 @@ async function setUp(steps: readonly ScriptedStep[], hooks: { onRequest?: (index
       return respond(request);
     },
   });
-  const directory = await mkdtemp(join(tmpdir(), "charter-durable-"));
-  const recordFile = join(directory, "records.jsonl");
-  await writeFile(recordFile, "");
-  await writeFile(
-    join(directory, "agent.md"),
-    "---\nmodels: [local/m]\ntools: [test]\nmaxTurns: 8\ntoolTimeout: 2m\n---\nDo the task with tools.\n",
-  );
-  await writeFile(
-    join(directory, ".charter.json"),
-    JSON.stringify({
-      providers: {
-        local: {
-          type: "openai-compatible",
-          baseUrl: server.baseUrl,
-          models: { m: { contextWindow: 32000 } },
-        },
-      },
-      mcpServers: {
-        test: {
-          type: "stdio",
-          command: process.execPath,
-          args: [mcpTestServerPath],
-          env: { CHARTER_TEST_RECORD_FILE: recordFile },
-        },
-      },
-    }),
-  );
+  const { directory, recordFile } = await recordingWorkspace({
+    prefix: "charter-durable-",
+    baseUrl: server.baseUrl,
+    frontmatter: "models: [local/m]\ntools: [test]\nmaxTurns: 8\ntoolTimeout: 2m",
+    body: "Do the task with tools.",
+  });
   return { directory, recordFile, store: join(directory, "charter.db") };
 }
 

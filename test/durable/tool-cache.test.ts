@@ -1,5 +1,4 @@
-import { mkdtemp, readFile, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { deterministicEnvironment } from "../../src/foundation/environment.js";
@@ -9,7 +8,7 @@ import {
   type ScriptedOpenAIServer,
   startScriptedOpenAIServer,
 } from "../../src/testing/scripted-openai-server.js";
-import { mcpTestServerPath } from "../cli/cli-harness.js";
+import { recordingWorkspace } from "../cli/cli-harness.js";
 
 let server: ScriptedOpenAIServer | null = null;
 afterEach(async () => {
@@ -36,33 +35,13 @@ describe("read-only tool cache (issue 4)", () => {
             };
       },
     });
-    const directory = await mkdtemp(join(tmpdir(), "charter-cache-"));
-    const recordFile = join(directory, "records.jsonl");
-    await writeFile(recordFile, "");
-    await writeFile(
-      join(directory, "agent.md"),
-      "---\nmodels: [local/m]\ntools: [test]\n---\nUse the tools.\n",
-    );
-    await writeFile(
-      join(directory, ".charter.json"),
-      JSON.stringify({
-        providers: {
-          local: {
-            type: "openai-compatible",
-            baseUrl: server.baseUrl,
-            models: { m: { contextWindow: 32000 } },
-          },
-        },
-        mcpServers: {
-          test: {
-            command: process.execPath,
-            args: [mcpTestServerPath],
-            env: { CHARTER_TEST_RECORD_FILE: recordFile },
-          },
-        },
-        toolCache: { test: "10m" },
-      }),
-    );
+    const { directory, recordFile } = await recordingWorkspace({
+      prefix: "charter-cache-",
+      baseUrl: server.baseUrl,
+      frontmatter: "models: [local/m]\ntools: [test]",
+      body: "Use the tools.",
+      configuration: { toolCache: { test: "10m" } },
+    });
     const environment = deterministicEnvironment();
     const run = () =>
       runAgent({

@@ -12,6 +12,7 @@ import {
   startScriptedOpenAIServer,
 } from "../../src/testing/scripted-openai-server.js";
 import { delayStep, type ScriptedStep } from "../../src/testing/scripted-openai-step.js";
+import { nullParameters } from "./provider-fixtures.js";
 
 const start = Date.UTC(2026, 0, 1);
 
@@ -27,18 +28,7 @@ function request(abortSignal?: AbortSignal): ModelRequest {
     messages: [systemMessage("s"), userMessage("u")],
     tools: [],
     toolChoice: "auto",
-    parameters: {
-      temperature: null,
-      top_p: null,
-      top_k: null,
-      max_output_tokens: null,
-      frequency_penalty: null,
-      presence_penalty: null,
-      seed: null,
-      stop_sequences: null,
-      reasoning: null,
-      reasoning_tokens: null,
-    },
+    parameters: nullParameters,
     ...(abortSignal === undefined ? {} : { abortSignal }),
   };
 }

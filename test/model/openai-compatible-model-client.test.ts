@@ -18,19 +18,7 @@ import {
   type ScriptedOpenAIServerOptions,
   startScriptedOpenAIServer,
 } from "../../src/testing/scripted-openai-server.js";
-
-const nullParameters: RequestParameters = {
-  temperature: null,
-  top_p: null,
-  top_k: null,
-  max_output_tokens: null,
-  frequency_penalty: null,
-  presence_penalty: null,
-  seed: null,
-  stop_sequences: null,
-  reasoning: null,
-  reasoning_tokens: null,
-};
+import { nullParameters } from "./provider-fixtures.js";
 
 let server: ScriptedOpenAIServer | null = null;
 

@@ -11,6 +11,7 @@ import {
 } from "../../src/testing/scripted-openai-server.js";
 import { delayStep, type ScriptedStep } from "../../src/testing/scripted-openai-step.js";
 import { createStrictScriptedModel } from "../../src/testing/strict-scripted-model.js";
+import { nullParameters } from "./provider-fixtures.js";
 
 const start = Date.UTC(2026, 0, 1);
 
@@ -19,18 +20,7 @@ function request(overrides: Partial<ModelRequest> = {}): ModelRequest {
     messages: [systemMessage("system prompt"), userMessage("hello")],
     tools: [],
     toolChoice: "auto",
-    parameters: {
-      temperature: null,
-      top_p: null,
-      top_k: null,
-      max_output_tokens: null,
-      frequency_penalty: null,
-      presence_penalty: null,
-      seed: null,
-      stop_sequences: null,
-      reasoning: null,
-      reasoning_tokens: null,
-    },
+    parameters: nullParameters,
     ...overrides,
   };
 }

@@ -70,7 +70,6 @@ describe("REST tools through charter run", () => {
         restTools: {
           weather: {
             method: "GET",
-            // biome-ignore lint/suspicious/noTemplateCurlyInString: a REST tool placeholder, filled per call.
             url: `${rest.url}/weather?q=\${parameters.city}`,
             description: "Current weather of a city.",
             parametersSchema: {

@@ -1,25 +1,17 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { CharterError } from "../../src/foundation/charter-error.js";
 import { deterministicEnvironment } from "../../src/foundation/environment.js";
-import { type McpHttpTestServer, startMcpHttpTestServer } from "../../src/testing/mcp-http-test-server.js";
+import type { McpHttpTestServer } from "../../src/testing/mcp-http-test-server.js";
 import { createDefaultPipeline } from "../../src/tools/create-default-pipeline.js";
 import type { McpServerHealth } from "../../src/tools/mcp-server-health.js";
 import type { McpRemoteServerDefinition } from "../../src/tools/sources/mcp-server-definition.js";
 import { createMcpSource, type McpToolSource } from "../../src/tools/sources/mcp-source.js";
 import { ToolRegistry } from "../../src/tools/tool-registry.js";
+import { useRemoteMcpFixture } from "./remote-mcp-fixture.js";
 import { callContext } from "./tool-call-fixture.js";
 
 const pipeline = createDefaultPipeline();
-const openSources: McpToolSource[] = [];
-const openServers: McpHttpTestServer[] = [];
-const unhandled: unknown[] = [];
-const onUnhandled = (reason: unknown) => unhandled.push(reason);
-
-async function testServer(options: Parameters<typeof startMcpHttpTestServer>[0] = {}) {
-  const server = await startMcpHttpTestServer(options);
-  openServers.push(server);
-  return server;
-}
+const { testServer, track, unhandled } = useRemoteMcpFixture();
 
 function remoteSource(
   server: McpHttpTestServer,
@@ -38,7 +30,7 @@ function remoteSource(
     },
     { environment, onHealthChange: (health) => changes.push(health) },
   );
-  openSources.push(source);
+  track(source);
   return { source, environment, changes };
 }
 
@@ -57,20 +49,6 @@ function statesOf(changes: readonly McpServerHealth[]): string[] {
   for (const change of changes) if (states.at(-1) !== change.state) states.push(change.state);
   return states;
 }
-
-beforeAll(() => {
-  process.on("unhandledRejection", onUnhandled);
-});
-
-afterEach(async () => {
-  await Promise.all(openSources.splice(0).map((source) => source.close()));
-  await Promise.all(openServers.splice(0).map((server) => server.close()));
-});
-
-afterAll(() => {
-  process.off("unhandledRejection", onUnhandled);
-  expect(unhandled).toEqual([]);
-});
 
 describe("an MCP server over Streamable HTTP", () => {
   it("lists its tools with schemas and annotations, sending the configured headers with every request", async () => {
@@ -335,7 +313,7 @@ describe("an MCP server over Streamable HTTP", () => {
       },
       { environment },
     );
-    openSources.push(source);
+    track(source);
     const registry = new ToolRegistry(await source.start());
     await server.close();
     const result = await pipeline(

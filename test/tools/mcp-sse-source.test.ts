@@ -1,25 +1,17 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { CharterError } from "../../src/foundation/charter-error.js";
 import { deterministicEnvironment } from "../../src/foundation/environment.js";
-import { type McpHttpTestServer, startMcpHttpTestServer } from "../../src/testing/mcp-http-test-server.js";
+import type { McpHttpTestServer } from "../../src/testing/mcp-http-test-server.js";
 import { createDefaultPipeline } from "../../src/tools/create-default-pipeline.js";
 import type { McpServerHealthState } from "../../src/tools/mcp-server-health.js";
 import type { McpRemoteServerDefinition } from "../../src/tools/sources/mcp-server-definition.js";
-import { createMcpSource, type McpToolSource } from "../../src/tools/sources/mcp-source.js";
+import { createMcpSource } from "../../src/tools/sources/mcp-source.js";
 import { ToolRegistry } from "../../src/tools/tool-registry.js";
+import { useRemoteMcpFixture } from "./remote-mcp-fixture.js";
 import { callContext } from "./tool-call-fixture.js";
 
 const pipeline = createDefaultPipeline();
-const openSources: McpToolSource[] = [];
-const openServers: McpHttpTestServer[] = [];
-const unhandled: unknown[] = [];
-const onUnhandled = (reason: unknown) => unhandled.push(reason);
-
-async function testServer(options: Parameters<typeof startMcpHttpTestServer>[0] = {}) {
-  const server = await startMcpHttpTestServer(options);
-  openServers.push(server);
-  return server;
-}
+const { testServer, track } = useRemoteMcpFixture();
 
 function sseSource(server: McpHttpTestServer, overrides: Partial<McpRemoteServerDefinition> = {}) {
   const environment = deterministicEnvironment();
@@ -40,26 +32,12 @@ function sseSource(server: McpHttpTestServer, overrides: Partial<McpRemoteServer
       },
     },
   );
-  openSources.push(source);
+  track(source);
   /** Resolves when the source reports `state` (it notices a closed stream on its own, without a call). */
   const reaches = (state: McpServerHealthState) =>
     new Promise<void>((resolve) => waiters.push({ state, resolve }));
   return { source, environment, reaches };
 }
-
-beforeAll(() => {
-  process.on("unhandledRejection", onUnhandled);
-});
-
-afterEach(async () => {
-  await Promise.all(openSources.splice(0).map((source) => source.close()));
-  await Promise.all(openServers.splice(0).map((server) => server.close()));
-});
-
-afterAll(() => {
-  process.off("unhandledRejection", onUnhandled);
-  expect(unhandled).toEqual([]);
-});
 
 describe("an MCP server over HTTP+SSE", () => {
   it("lists and calls its tools, sending the configured headers on the stream and on every message", async () => {

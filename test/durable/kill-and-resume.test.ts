@@ -60,28 +60,28 @@ async function setUp(steps: readonly ScriptedStep[], hooks: { onRequest?: (index
   return { directory, recordFile, store: join(directory, "charter.db") };
 }
 
+/** `charter run` of the workspace's agent with its store and runs directory, the result as JSON on stdout. */
+function runArguments(directory: string, store: string, task = "Go."): string[] {
+  return [
+    "run",
+    join(directory, "agent.md"),
+    task,
+    "--json",
+    "--store",
+    store,
+    "--runs-dir",
+    join(directory, "runs"),
+  ];
+}
+
 function startRun(
   directory: string,
   store: string,
 ): { exited: Promise<number | null>; stdout: () => string } {
-  child = spawn(
-    process.execPath,
-    [
-      binary,
-      "run",
-      join(directory, "agent.md"),
-      "Go.",
-      "--json",
-      "--store",
-      store,
-      "--runs-dir",
-      join(directory, "runs"),
-    ],
-    {
-      cwd: directory,
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
+  child = spawn(process.execPath, [binary, ...runArguments(directory, store)], {
+    cwd: directory,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stdout = "";
   child.stdout?.on("data", (chunk: Buffer) => {
     stdout += chunk.toString("utf8");
@@ -213,16 +213,7 @@ describe("approvals through the CLI", () => {
       join(directory, "agent.md"),
       "---\nmodels: [local/m]\ntools: [test]\ndestructiveTools: [test__record]\n---\nErase when asked.\n",
     );
-    const first = await cli([
-      "run",
-      join(directory, "agent.md"),
-      "Erase.",
-      "--json",
-      "--store",
-      store,
-      "--runs-dir",
-      join(directory, "runs"),
-    ]);
+    const first = await cli(runArguments(directory, store, "Erase."));
     expect(first.exitCode).toBe(1);
     const stopped = JSON.parse(first.stdout) as AIAgentResult;
     expect(stopped).toMatchObject({ outcome: "INTERRUPTED", error: { code: "APPROVAL_REQUIRED" } });
@@ -264,16 +255,7 @@ describe("replay --live-tools", () => {
         calls: [{ name: "final_report", arguments: { format: "markdown", content: "done" } }],
       },
     ]);
-    const first = await cli([
-      "run",
-      join(directory, "agent.md"),
-      "Go.",
-      "--json",
-      "--store",
-      store,
-      "--runs-dir",
-      join(directory, "runs"),
-    ]);
+    const first = await cli(runArguments(directory, store));
     const result = JSON.parse(first.stdout) as AIAgentResult;
     expect(result.success).toBe(true);
     const replayed = await cli(["replay", result.runId, "--live-tools", "--json", "--store", store]);

@@ -40,5 +40,6 @@ export function exceedsSynthesisRatio(
 ): boolean {
   const ratio = contract.context_budget.force_synthesis_at_ratio;
   if (ratio === null) return false;
-  return projectedTokens(counters, 0, calibration) / contract.context_budget.context_window >= ratio;
+  // "Exceeded" (seed 002 §5, predicate 4) read strictly, as the budgets are: exactly at the ratio is still allowed.
+  return projectedTokens(counters, 0, calibration) / contract.context_budget.context_window > ratio;
 }

@@ -217,6 +217,7 @@ describe("seed 000 §5 errors", () => {
     });
     expect(run.result.outcome).toBe("COMPLETED_CHAT_ONLY");
     // Attempt 2 went to the other target without waiting; attempt 3 (target 0 again) waited for its 7 s.
+    expect(run.requests.map((request) => request.model)).toEqual(["m0", "m1", "m0"]);
     expect(run.environment.slept).toEqual([7000]);
   });
 

@@ -1,13 +1,20 @@
 import { describe, expect, it } from "vitest";
-import { call, report, runScripted } from "./session-harness.js";
+import { mcpCall, useMcpTestServer } from "./mcp-session-fixture.js";
+import { call, report } from "./session-harness.js";
 
-/** Seed 002 §9: the minimal conformance corpus. Each case asserts the outcome class and transcript invariants. */
+/**
+ * Seed 002 §9: the minimal conformance corpus. Each case asserts the outcome class and transcript invariants.
+ * The model is reached over HTTP through the OpenAI-compatible client and the tools are a real MCP stdio server.
+ */
 
-function states(run: Awaited<ReturnType<typeof runScripted>>): string[] {
+const mcp = useMcpTestServer();
+type Run = Awaited<ReturnType<typeof mcp.run>>;
+
+function states(run: Run): string[] {
   return run.writer.entries.map((entry) => entry.state);
 }
 
-function assertTranscriptInvariants(run: Awaited<ReturnType<typeof runScripted>>): void {
+function assertTranscriptInvariants(run: Run): void {
   expect(run.verification.ok).toBe(true);
   const entries = run.writer.entries;
   expect(entries[0]?.state).toBe("PRECHECK");
@@ -26,16 +33,16 @@ function assertTranscriptInvariants(run: Awaited<ReturnType<typeof runScripted>>
 
 describe("seed 002 §9 conformance corpus", () => {
   it("1. required-tool prompt with a valid canonical tool call completes with tools", async () => {
-    const run = await runScripted({
+    const run = await mcp.run({
       settings: { toolPolicy: "required" },
       script: [
-        { kind: "tool_calls", calls: [call("lookup", { key: "a" })] },
+        { kind: "tool_calls", calls: [mcpCall.record("a")] },
         { kind: "tool_calls", calls: [report("done")] },
       ],
     });
     expect(run.result.outcome).toBe("COMPLETED_WITH_TOOLS");
     expect(run.result.finalReport).toMatchObject({ status: "success", source: "tool", content: "done" });
-    expect(run.executions).toEqual(["lookup:a"]);
+    expect(run.executions).toEqual(["record:a"]);
     expect(states(run)).toEqual([
       "PRECHECK",
       ...["INFER", "VALIDATE_CALLS", "EXECUTE", "OBSERVE", "COMMIT"],
@@ -43,46 +50,45 @@ describe("seed 002 §9 conformance corpus", () => {
       "TERMINATE",
     ]);
     assertTranscriptInvariants(run);
-    run.model.assertConsumed();
+    expect(run.unusedSteps).toBe(0);
   });
 
   it("2. required-tool prompt with malformed structured output fails as malformed after bounded retries", async () => {
-    const run = await runScripted({
+    const run = await mcp.run({
       settings: { toolPolicy: "required", strict: true, maxFormatRetries: 1 },
       script: [
-        { kind: "tool_calls", calls: [call("lookup", '{"key": "a"')] },
-        { kind: "tool_calls", calls: [call("lookup", "{key: a}")] },
+        { kind: "tool_calls", calls: [call("test__record", '{"key": "a"')] },
+        { kind: "tool_calls", calls: [call("test__record", "{key: a}")] },
       ],
     });
     expect(run.result.outcome).toBe("FAILED_PROTOCOL_MALFORMED");
     expect(run.result.error?.code).toBe("PROTOCOL_MALFORMED");
     expect(run.executions).toEqual([]);
     // The retry showed the model a precise error, as an ephemeral notice (not in the conversation).
-    const retry = run.model.requests[1]!;
-    expect(retry.messages.at(-1)?.content).toContain("rejected");
+    expect(run.requests[1]!.lastMessage).toContain("rejected");
     expect(run.result.conversation.some((message) => message.content.includes("rejected"))).toBe(false);
     assertTranscriptInvariants(run);
-    run.model.assertConsumed();
+    expect(run.unusedSteps).toBe(0);
   });
 
   it("3. required-tool prompt with narration only fails with no tools (strict, no format retries: at once)", async () => {
-    const run = await runScripted({
+    const run = await mcp.run({
       settings: { toolPolicy: "required", strict: true, maxFormatRetries: 0 },
       script: [{ kind: "text", text: "I would look that up for you." }],
     });
     expect(run.result.outcome).toBe("FAILED_PROTOCOL_NO_TOOLS");
     expect(run.result.success).toBe(false);
-    expect(run.model.requests).toHaveLength(1);
+    expect(run.requests).toHaveLength(1);
     assertTranscriptInvariants(run);
   });
 
   it("3b. narration is retried within max_format_retries before failing", async () => {
-    const run = await runScripted({
+    const run = await mcp.run({
       settings: { toolPolicy: "required", maxFormatRetries: 2 },
       script: [
         { kind: "text", text: "Let me think." },
         { kind: "text", text: "Still thinking." },
-        { kind: "tool_calls", calls: [call("lookup", { key: "k" }), report("found")] },
+        { kind: "tool_calls", calls: [mcpCall.record("k"), report("found")] },
       ],
     });
     expect(run.result.outcome).toBe("COMPLETED_WITH_TOOLS");
@@ -91,23 +97,23 @@ describe("seed 002 §9 conformance corpus", () => {
   });
 
   it("4. forbidden-tool prompt with an attempted tool call is a contract violation and the tool never runs", async () => {
-    const run = await runScripted({
+    const run = await mcp.run({
       settings: { toolPolicy: "forbidden" },
-      script: [{ kind: "tool_calls", calls: [call("write_file", { path: "/etc/passwd" })] }],
+      script: [{ kind: "tool_calls", calls: [mcpCall.record("/etc/passwd")] }],
     });
     expect(run.result.outcome).toBe("FAILED_CONTRACT_VIOLATION");
     expect(run.result.error?.code).toBe("CONTRACT_VIOLATION");
     expect(run.executions).toEqual([]);
     // Only the report channel was offered.
-    expect(run.model.requests[0]!.tools.map((tool) => tool.name)).toEqual(["final_report"]);
+    expect(run.requests[0]!.toolNames).toEqual(["final_report"]);
     assertTranscriptInvariants(run);
   });
 
   it("5. an oversized tool result is stored behind a handle the model can read", async () => {
-    const run = await runScripted({
+    const run = await mcp.run({
       settings: { toolResponseMaxBytes: 2000 },
       script: [
-        { kind: "tool_calls", calls: [call("big", { lines: 200 })] },
+        { kind: "tool_calls", calls: [mcpCall.bigOutput(200)] },
         { kind: "tool_calls", calls: [report("summarised")] },
       ],
     });
@@ -122,10 +128,10 @@ describe("seed 002 §9 conformance corpus", () => {
   });
 
   it("6. a timeout-inducing tool call fails the call, not the run", async () => {
-    const run = await runScripted({
+    const run = await mcp.run({
       settings: { toolTimeout: 20 },
       script: [
-        { kind: "tool_calls", calls: [call("hang", {})] },
+        { kind: "tool_calls", calls: [mcpCall.hang()] },
         { kind: "tool_calls", calls: [report("gave up waiting")] },
       ],
     });
@@ -141,17 +147,17 @@ describe("seed 002 §9 conformance corpus", () => {
 describe("stored tool outputs", () => {
   it("the model reads a stored output back through tool_output (line range and grep)", async () => {
     let handle = "";
-    const run = await runScripted({
+    const run = await mcp.run({
       settings: { toolResponseMaxBytes: 2000 },
       respond: (request, index) => {
-        if (index === 0) return { kind: "tool_calls", calls: [call("big", { lines: 200 })] };
+        if (index === 0) return { kind: "tool_calls", calls: [mcpCall.bigOutput(200)] };
         if (index === 1) {
-          handle = JSON.parse(request.messages.at(-1)!.content).handle;
+          handle = JSON.parse(request.lastMessage).handle;
           return {
             kind: "tool_calls",
             calls: [
               call("tool_output", { handle, mode: "read", start_line: 10, end_line: 12 }),
-              call("tool_output", { handle, mode: "grep", pattern: "row 150 " }),
+              call("tool_output", { handle, mode: "grep", pattern: "line 000150 " }),
             ],
           };
         }
@@ -160,14 +166,14 @@ describe("stored tool outputs", () => {
     });
     expect(run.result.outcome).toBe("COMPLETED_WITH_TOOLS");
     const replies = run.result.conversation.filter((message) => message.role === "tool");
-    expect(replies[1]!.content).toContain("row 9 ");
-    expect(replies[1]!.content).toContain("row 11 ");
-    expect(replies[1]!.content).not.toContain("row 12 ");
-    expect(replies[2]!.content).toContain("row 150 ");
+    expect(replies[1]!.content).toContain("line 000010 ");
+    expect(replies[1]!.content).toContain("line 000012 ");
+    expect(replies[1]!.content).not.toContain("line 000013 ");
+    expect(replies[2]!.content).toContain("line 000150 ");
   });
 
   it("a handle outside the run directory is refused as data", async () => {
-    const run = await runScripted({
+    const run = await mcp.run({
       script: [
         { kind: "tool_calls", calls: [call("tool_output", { handle: "../../etc/passwd", mode: "read" })] },
         { kind: "tool_calls", calls: [report("ok")] },

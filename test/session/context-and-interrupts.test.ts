@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { contextBudgetExceededContent } from "../../src/session/observe-tool-results.js";
-import { call, report, runScripted } from "./session-harness.js";
+import { mcpCall, useMcpTestServer } from "./mcp-session-fixture.js";
+import { report } from "./session-harness.js";
+
+// The model is reached over HTTP through the OpenAI-compatible client; the tools are a real MCP stdio server.
+const mcp = useMcpTestServer();
 
 type InferAction = {
   request_metrics: {
@@ -13,10 +17,10 @@ type InferAction = {
 
 describe("context guard (seed 000 §2)", () => {
   it("every prepared request satisfies expected = ctx + pending + schema", async () => {
-    const run = await runScripted({
+    const run = await mcp.run({
       script: [
         { kind: "empty" },
-        { kind: "tool_calls", calls: [call("lookup", { key: "a" })] },
+        { kind: "tool_calls", calls: [mcpCall.record("a")] },
         { kind: "tool_calls", calls: [report("ok")] },
       ],
     });
@@ -38,41 +42,41 @@ describe("context guard (seed 000 §2)", () => {
   });
 
   it("a tool output that would overflow the window is replaced, and the next turn offers only final_report", async () => {
-    const run = await runScripted({
+    const run = await mcp.run({
       contextWindow: 6000,
       settings: { maxOutputTokens: 1000, toolResponseMaxBytes: 1_000_000 },
       script: [
-        { kind: "tool_calls", calls: [call("big", { lines: 3000 })] },
+        { kind: "tool_calls", calls: [mcpCall.bigOutput(3000)] },
         { kind: "tool_calls", calls: [report("best effort")] },
       ],
     });
     const reply = run.result.conversation.find((message) => message.role === "tool")!;
     expect(reply.content).toBe(contextBudgetExceededContent);
-    const forced = run.model.requests[1]!;
-    expect(forced.tools.map((tool) => tool.name)).toEqual(["final_report"]);
+    const forced = run.requests[1]!;
+    expect(forced.toolNames).toEqual(["final_report"]);
     expect(forced.toolChoice).toBe("required");
     expect(run.result.outcome).toBe("COMPLETED_WITH_TOOLS");
     expect(run.verification.ok).toBe(true);
   });
 
   it("force_synthesis_at_ratio triggers the same forced final turn", async () => {
-    const run = await runScripted({
+    const run = await mcp.run({
       settings: { forceSynthesisAtRatio: 0.001 },
       script: [
-        { kind: "tool_calls", calls: [call("lookup", { key: "a" })] },
+        { kind: "tool_calls", calls: [mcpCall.record("a")] },
         { kind: "tool_calls", calls: [report("synthesised")] },
       ],
     });
-    expect(run.model.requests[1]!.tools.map((tool) => tool.name)).toEqual(["final_report"]);
+    expect(run.requests[1]!.toolNames).toEqual(["final_report"]);
     expect(run.result.outcome).toBe("COMPLETED_WITH_TOOLS");
   });
 
   it("a forced final turn that produces no report ends with a synthetic failure", async () => {
-    const run = await runScripted({
+    const run = await mcp.run({
       settings: { forceSynthesisAtRatio: 0.001 },
       script: [
-        { kind: "tool_calls", calls: [call("lookup", { key: "a" })] },
-        { kind: "tool_calls", calls: [call("lookup", { key: "b" })] },
+        { kind: "tool_calls", calls: [mcpCall.record("a")] },
+        { kind: "tool_calls", calls: [mcpCall.record("b")] },
       ],
     });
     expect(run.result.outcome).toBe("FAILED_BUDGET_EXHAUSTED");
@@ -80,23 +84,20 @@ describe("context guard (seed 000 §2)", () => {
       source: "synthetic",
       metadata: { reason: "context_window_exhausted" },
     });
-    expect(run.executions).toEqual(["lookup:a"]);
+    expect(run.executions).toEqual(["record:a"]);
   });
 });
 
 describe("interrupts and timeouts (seed 002 predicate 1)", () => {
   it("an abort signal during a tool ends the run INTERRUPTED with a report and a verifiable transcript", async () => {
     const controller = new AbortController();
-    const run = await runScripted({
+    const run = await mcp.run({
       signal: controller.signal,
-      respond: (_request, index) => {
-        if (index === 0) {
-          // The interrupt arrives while the tool runs.
-          setImmediate(() => controller.abort());
-          return { kind: "tool_calls", calls: [call("hang", {})] };
-        }
-        throw new Error("no second call expected");
+      // The interrupt arrives once the tool has started, whatever the timing of HTTP and the MCP process.
+      onEvent: (event) => {
+        if (event.type === "tool_call_started") controller.abort();
       },
+      script: [{ kind: "tool_calls", calls: [mcpCall.hang()] }],
     });
     expect(run.result.outcome).toBe("INTERRUPTED");
     expect(run.result.error?.code).toBe("INTERRUPTED");
@@ -107,24 +108,25 @@ describe("interrupts and timeouts (seed 002 predicate 1)", () => {
   it("an abort before the run starts ends it INTERRUPTED without any inference", async () => {
     const controller = new AbortController();
     controller.abort();
-    const run = await runScripted({ signal: controller.signal, script: [] });
+    const run = await mcp.run({ signal: controller.signal, script: [] });
     expect(run.result.outcome).toBe("INTERRUPTED");
-    expect(run.model.requests).toHaveLength(0);
+    expect(run.requests).toHaveLength(0);
   });
 
   it("total_timeout_ms stops a run whose tool hangs: FAILED_TIMEOUT", async () => {
-    const run = await runScripted({
-      settings: { totalTimeout: 30, toolTimeout: 60_000 },
-      script: [{ kind: "tool_calls", calls: [call("hang", {})] }],
+    const run = await mcp.run({
+      // Long enough for the one HTTP inference to end first, so the timeout lands while the tool hangs.
+      settings: { totalTimeout: 300, toolTimeout: 60_000 },
+      script: [{ kind: "tool_calls", calls: [mcpCall.hang()] }],
     });
     expect(run.result.outcome).toBe("FAILED_TIMEOUT");
     expect(run.result.error?.code).toBe("TIMEOUT");
   });
 
   it("step_timeout_ms stops a turn that takes too long: FAILED_TIMEOUT", async () => {
-    const run = await runScripted({
-      settings: { stepTimeout: 30, toolTimeout: 60_000 },
-      script: [{ kind: "tool_calls", calls: [call("hang", {})] }],
+    const run = await mcp.run({
+      settings: { stepTimeout: 300, toolTimeout: 60_000 },
+      script: [{ kind: "tool_calls", calls: [mcpCall.hang()] }],
     });
     expect(run.result.outcome).toBe("FAILED_TIMEOUT");
   });

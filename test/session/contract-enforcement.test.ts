@@ -6,9 +6,9 @@ import { SecretRedactor } from "../../src/foundation/secret-redactor.js";
 import { createTokenEstimator } from "../../src/model/token-estimator.js";
 import { createSessionContext } from "../../src/session/create-session-context.js";
 import { runSession } from "../../src/session/run-session.js";
-import { createStrictScriptedModel } from "../../src/testing/strict-scripted-model.js";
+import { startScriptedOpenAIServer } from "../../src/testing/scripted-openai-server.js";
 import { createHashChainTranscript } from "../../src/transcript/hash-chain-transcript.js";
-import { report, runScripted } from "./session-harness.js";
+import { openAICompatibleClient, report, runScripted } from "./session-harness.js";
 
 function contractFor(): ExecutionContract {
   return buildExecutionContract({
@@ -23,49 +23,61 @@ function contractFor(): ExecutionContract {
   });
 }
 
+/**
+ * Runs a session on a hand-made contract: only reachable through `runSession` itself, since every other entry
+ * point builds the contract. The model is a real HTTP client whose server has no script, so any inference
+ * would show up in `modelRequests`.
+ */
 async function runWith(contract: ExecutionContract) {
   const environment = deterministicEnvironment();
-  const model = createStrictScriptedModel({ script: [], environment });
+  const server = await startScriptedOpenAIServer({ script: [] });
   const reject = () => ({ ok: false as const, errors: ["unused"], code: "TOOL_INPUT_INVALID" as const });
-  return runSession(
-    {
-      contract,
-      context: createSessionContext({
+  try {
+    const { result } = await runSession(
+      {
         contract,
-        tokenEstimator: createTokenEstimator(),
-        validateFinalReport: reject,
-        validateTextAsJsonReport: reject,
-      }),
-      models: [model],
-      executeTool: async () => {
-        throw new Error("no tools in this test");
-      },
-      transcript: createHashChainTranscript({
+        context: createSessionContext({
+          contract,
+          tokenEstimator: createTokenEstimator(),
+          validateFinalReport: reject,
+          validateTextAsJsonReport: reject,
+        }),
+        models: [openAICompatibleClient(server.baseUrl, "m", environment)],
+        executeTool: async () => {
+          throw new Error("no tools in this test");
+        },
+        transcript: createHashChainTranscript({
+          runId: "run_1",
+          contractHash: contract.contract_hash,
+          adapterVersion: "test",
+          modelProfileId: "p/m",
+          redactor: new SecretRedactor(),
+        }),
+        environment,
         runId: "run_1",
-        contractHash: contract.contract_hash,
-        adapterVersion: "test",
-        modelProfileId: "p/m",
-        redactor: new SecretRedactor(),
-      }),
-      environment,
-      runId: "run_1",
-    },
-    [],
-  );
+      },
+      [],
+    );
+    return { result, modelRequests: server.requests.length };
+  } finally {
+    await server.close();
+  }
 }
 
 describe("contract enforcement (seed 002 Invariant B, Phase 2b)", () => {
   it("refuses a contract without provenance, before any inference", async () => {
     const { contract_id: _id, ...withoutId } = contractFor();
-    const { result } = await runWith(Object.freeze(withoutId) as unknown as ExecutionContract);
+    const { result, modelRequests } = await runWith(Object.freeze(withoutId) as unknown as ExecutionContract);
     expect(result.success).toBe(false);
     expect(result.error?.code).toBe("CONTRACT_PROVENANCE_MISSING");
+    expect(modelRequests).toBe(0);
   });
 
   it("refuses a contract whose content no longer matches its hash", async () => {
     const tampered = Object.freeze({ ...contractFor(), max_inferences: 99 });
-    const { result } = await runWith(tampered as ExecutionContract);
+    const { result, modelRequests } = await runWith(tampered as ExecutionContract);
     expect(result.error?.code).toBe("CONTRACT_PROVENANCE_MISSING");
+    expect(modelRequests).toBe(0);
   });
 
   it("the contract cannot be mutated during a run", async () => {
@@ -87,7 +99,7 @@ describe("contract enforcement (seed 002 Invariant B, Phase 2b)", () => {
     });
     expect(run.result.outcome).toBe("FAILED_PREFLIGHT");
     expect(run.result.error?.code).toBe("PREFLIGHT_FAILED");
-    expect(run.model.requests).toHaveLength(0);
+    expect(run.requests).toHaveLength(0);
     expect(run.writer.entries.map((entry) => entry.state)).toEqual(["PRECHECK", "TERMINATE"]);
     expect(run.verification.ok).toBe(true);
   });
@@ -95,7 +107,7 @@ describe("contract enforcement (seed 002 Invariant B, Phase 2b)", () => {
   it("preflight: an allowed tool that does not exist fails the run before any inference", async () => {
     const run = await runScripted({ settings: { allowedTools: ["missing_tool"] }, script: [] });
     expect(run.result.outcome).toBe("FAILED_PREFLIGHT");
-    expect(run.model.requests).toHaveLength(0);
+    expect(run.requests).toHaveLength(0);
   });
 
   it("preflight: an environment problem (a tool server down) is FAILED_PREFLIGHT with MCP_SERVER_FAILED", async () => {

@@ -1,13 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { call, report, runScripted } from "./session-harness.js";
+import { mcpCall, useMcpTestServer } from "./mcp-session-fixture.js";
+import { call, report } from "./session-harness.js";
 
-const lookup = (key: string) => ({ kind: "tool_calls" as const, calls: [call("lookup", { key })] });
+// The model is reached over HTTP through the OpenAI-compatible client; the tools are a real MCP stdio server.
+const mcp = useMcpTestServer();
+const record = (key: string) => ({ kind: "tool_calls" as const, calls: [mcpCall.record(key)] });
 
 describe("seed 000 §1 limits", () => {
   it("never exceeds maxTurns: at the cap without a report, a synthetic failure report", async () => {
-    const run = await runScripted({
+    const run = await mcp.run({
       settings: { maxTurns: 3 },
-      script: [lookup("1"), lookup("2"), lookup("3")],
+      script: [record("1"), record("2"), record("3")],
     });
     expect(run.result.outcome).toBe("FAILED_BUDGET_EXHAUSTED");
     expect(run.result.conversation.filter((message) => message.role === "assistant")).toHaveLength(3);
@@ -18,25 +21,25 @@ describe("seed 000 §1 limits", () => {
     });
     expect(run.result.turns).toBe(3);
     expect(run.verification.ok).toBe(true);
-    run.model.assertConsumed();
+    expect(run.unusedSteps).toBe(0);
   });
 
   it("a final report on exactly the last allowed turn is a success", async () => {
-    const run = await runScripted({
+    const run = await mcp.run({
       settings: { maxTurns: 3 },
-      script: [lookup("1"), lookup("2"), { kind: "tool_calls", calls: [report("just in time")] }],
+      script: [record("1"), record("2"), { kind: "tool_calls", calls: [report("just in time")] }],
     });
     expect(run.result.outcome).toBe("COMPLETED_WITH_TOOLS");
     expect(run.result.success).toBe(true);
     expect(run.result.turns).toBe(3);
     // The last turn told the model it was the final one.
-    expect(run.model.requests[2]!.messages.at(-1)?.content).toContain("final turn (3 of 3)");
+    expect(run.requests[2]!.lastMessage).toContain("final turn (3 of 3)");
   });
 
   it("a text answer on the last turn is the report (text fallback)", async () => {
-    const run = await runScripted({
+    const run = await mcp.run({
       settings: { maxTurns: 2 },
-      script: [lookup("1"), { kind: "text", text: "The answer is 42." }],
+      script: [record("1"), { kind: "text", text: "The answer is 42." }],
     });
     expect(run.result.outcome).toBe("COMPLETED_WITH_TOOLS");
     expect(run.result.finalReport).toMatchObject({
@@ -47,17 +50,17 @@ describe("seed 000 §1 limits", () => {
   });
 
   it("drops calls beyond maxToolCallsPerTurn without executing them, and tells the model", async () => {
-    const run = await runScripted({
+    const run = await mcp.run({
       settings: { maxToolCallsPerTurn: 2 },
       script: [
         {
           kind: "tool_calls",
-          calls: [call("lookup", { key: "a" }), call("lookup", { key: "b" }), call("lookup", { key: "c" })],
+          calls: [mcpCall.record("a"), mcpCall.record("b"), mcpCall.record("c")],
         },
         { kind: "tool_calls", calls: [report("ok")] },
       ],
     });
-    expect(run.executions).toEqual(["lookup:a", "lookup:b"]);
+    expect(run.executions).toEqual(["record:a", "record:b"]);
     const replies = run.result.conversation.filter((message) => message.role === "tool").slice(0, 3);
     expect(replies[2]!.content).toContain("maxToolCallsPerTurn");
     expect(replies[2]!.content).toContain("not executed");
@@ -70,13 +73,13 @@ describe("seed 000 §1 limits", () => {
   });
 
   it("maxRetries is total attempts per turn, cycling targets round-robin; retries do not count as turns", async () => {
-    const run = await runScripted({
+    const run = await mcp.run({
       targets: 2,
       settings: { maxRetries: 3, maxTurns: 2 },
       script: [
         { kind: "error", status: 500 },
         { kind: "error", status: 503 },
-        lookup("x"),
+        record("x"),
         { kind: "tool_calls", calls: [report("ok")] },
       ],
     });
@@ -88,11 +91,13 @@ describe("seed 000 §1 limits", () => {
       "m0:ok",
       "m0:ok",
     ]);
+    // On the wire: each attempt reached the client of the target it names.
+    expect(run.requests.map((request) => request.model)).toEqual(["m0", "m1", "m0", "m0"]);
     expect(run.result.turns).toBe(2);
   });
 
   it("exhausting maxRetries in a turn ends the run with a typed outcome", async () => {
-    const run = await runScripted({
+    const run = await mcp.run({
       settings: { maxRetries: 2 },
       script: [{ kind: "error", status: 500 }, { kind: "disconnect" }],
     });
@@ -104,7 +109,7 @@ describe("seed 000 §1 limits", () => {
 
 describe("seed 000 §4 empty and invalid responses", () => {
   it("an empty response is retried, counts as an attempt, and is not added to the conversation", async () => {
-    const run = await runScripted({ script: [{ kind: "empty" }, { kind: "text", text: "hello" }] });
+    const run = await mcp.run({ script: [{ kind: "empty" }, { kind: "text", text: "hello" }] });
     expect(run.result.outcome).toBe("COMPLETED_CHAT_ONLY");
     expect(run.result.conversation.filter((message) => message.role === "assistant")).toHaveLength(1);
     expect(
@@ -114,48 +119,48 @@ describe("seed 000 §4 empty and invalid responses", () => {
   });
 
   it("a reasoning-only response keeps its reasoning in the transcript and retries with guidance", async () => {
-    const run = await runScripted({
+    const run = await mcp.run({
       script: [
         { kind: "reasoning_only", reasoning: "I should look it up" },
         { kind: "text", text: "done" },
       ],
     });
     expect(run.result.outcome).toBe("COMPLETED_CHAT_ONLY");
-    expect(run.model.requests[1]!.messages.at(-1)?.content).toContain("only reasoning");
+    expect(run.requests[1]!.lastMessage).toContain("only reasoning");
     const inferEntries = run.writer.entries.filter((entry) => entry.state === "INFER");
     expect(JSON.stringify(inferEntries[0]!.result)).toContain("REASONING_ONLY");
   });
 
   it("invalid tool parameters: the malformed call is dropped, valid siblings still run", async () => {
-    const run = await runScripted({
+    const run = await mcp.run({
       settings: { strict: true, maxFormatRetries: 2 },
       script: [
-        { kind: "tool_calls", calls: [call("lookup", { key: "good" }), call("lookup", "{broken")] },
+        { kind: "tool_calls", calls: [mcpCall.record("good"), call("test__record", "{broken")] },
         { kind: "tool_calls", calls: [report("ok")] },
       ],
     });
-    expect(run.executions).toEqual(["lookup:good"]);
+    expect(run.executions).toEqual(["record:good"]);
     expect(run.result.outcome).toBe("COMPLETED_WITH_TOOLS");
-    expect(run.model.requests[1]!.messages.at(-1)?.content).toContain("rejected");
+    expect(run.requests[1]!.lastMessage).toContain("rejected");
   });
 
   it("non-strict mode repairs malformed arguments and records 'recovered'", async () => {
-    const run = await runScripted({
+    const run = await mcp.run({
       settings: { strict: false },
       script: [
-        { kind: "tool_calls", calls: [call("lookup", "{key: 'repaired'}")] },
+        { kind: "tool_calls", calls: [call("test__record", "{key: 'repaired', value: 'v'}")] },
         { kind: "tool_calls", calls: [report("ok")] },
       ],
     });
-    expect(run.executions).toEqual(["lookup:repaired"]);
+    expect(run.executions).toEqual(["record:repaired"]);
     const infer = run.writer.entries.find((entry) => entry.state === "INFER")!;
     expect((infer.result as { status: string }).status).toBe("recovered");
   });
 
   it("invalid tool input is rejected by schema validation and the tool does not run", async () => {
-    const run = await runScripted({
+    const run = await mcp.run({
       script: [
-        { kind: "tool_calls", calls: [call("lookup", { wrong: 1 })] },
+        { kind: "tool_calls", calls: [call("test__record", { wrong: 1 })] },
         { kind: "tool_calls", calls: [report("ok")] },
       ],
     });
@@ -168,7 +173,7 @@ describe("seed 000 §4 empty and invalid responses", () => {
   });
 
   it("an unknown tool gets a TOOL_NOT_FOUND result, never an exception", async () => {
-    const run = await runScripted({
+    const run = await mcp.run({
       script: [
         { kind: "tool_calls", calls: [call("nope", {})] },
         { kind: "tool_calls", calls: [report("ok")] },
@@ -183,7 +188,7 @@ describe("seed 000 §4 empty and invalid responses", () => {
 
 describe("seed 000 §5 errors", () => {
   it("an auth error is fatal at once", async () => {
-    const run = await runScripted({
+    const run = await mcp.run({
       targets: 2,
       settings: { maxRetries: 5 },
       script: [{ kind: "error", status: 401 }],
@@ -191,17 +196,17 @@ describe("seed 000 §5 errors", () => {
     expect(run.result.success).toBe(false);
     expect(run.result.error?.code).toBe("MODEL_AUTHENTICATION_FAILED");
     expect(run.result.accounting).toHaveLength(1);
-    run.model.assertConsumed();
+    expect(run.unusedSteps).toBe(0);
   });
 
   it("quota exhaustion is fatal at once", async () => {
-    const run = await runScripted({ settings: { maxRetries: 5 }, script: [{ kind: "error", status: 402 }] });
+    const run = await mcp.run({ settings: { maxRetries: 5 }, script: [{ kind: "error", status: 402 }] });
     expect(run.result.outcome).toBe("FAILED_BUDGET_EXHAUSTED");
     expect(run.result.error?.code).toBe("MODEL_QUOTA_EXCEEDED");
   });
 
   it("a rate limit moves to the next target at once; it waits only when every target is limited, honouring Retry-After", async () => {
-    const run = await runScripted({
+    const run = await mcp.run({
       targets: 2,
       settings: { maxRetries: 4 },
       script: [
@@ -212,11 +217,12 @@ describe("seed 000 §5 errors", () => {
     });
     expect(run.result.outcome).toBe("COMPLETED_CHAT_ONLY");
     // Attempt 2 went to the other target without waiting; attempt 3 (target 0 again) waited for its 7 s.
+    expect(run.requests.map((request) => request.model)).toEqual(["m0", "m1", "m0"]);
     expect(run.environment.slept).toEqual([7000]);
   });
 
   it("a rate limit without Retry-After backs off exponentially from 1 s", async () => {
-    const run = await runScripted({
+    const run = await mcp.run({
       settings: { maxRetries: 4 },
       script: [
         { kind: "error", status: 429 },

@@ -1,13 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { call, report, runScripted } from "./session-harness.js";
+import { mcpCall, useMcpTestServer } from "./mcp-session-fixture.js";
+import { call, report } from "./session-harness.js";
+
+// The model is reached over HTTP through the OpenAI-compatible client; the tools are a real MCP stdio server.
+const mcp = useMcpTestServer();
 
 describe("tool policy and cycle rules (seed 002)", () => {
   it("required: a final report before any tool is refused; the model must act", async () => {
-    const run = await runScripted({
+    const run = await mcp.run({
       settings: { toolPolicy: "required", maxFormatRetries: 1 },
       script: [
         { kind: "tool_calls", calls: [report("I already know")] },
-        { kind: "tool_calls", calls: [call("lookup", { key: "k" })] },
+        { kind: "tool_calls", calls: [mcpCall.record("k")] },
         { kind: "tool_calls", calls: [report("looked it up")] },
       ],
     });
@@ -18,7 +22,7 @@ describe("tool policy and cycle rules (seed 002)", () => {
   });
 
   it("required: a report without any tool, past the format retries, never ends in success", async () => {
-    const run = await runScripted({
+    const run = await mcp.run({
       settings: { toolPolicy: "required", maxFormatRetries: 0 },
       script: [{ kind: "tool_calls", calls: [report("trust me")] }],
     });
@@ -27,16 +31,16 @@ describe("tool policy and cycle rules (seed 002)", () => {
   });
 
   it("required: a tool call and a report in the same response complete with tools", async () => {
-    const run = await runScripted({
+    const run = await mcp.run({
       settings: { toolPolicy: "required", maxTurns: 1 },
-      script: [{ kind: "tool_calls", calls: [call("lookup", { key: "k" }), report("one shot")] }],
+      script: [{ kind: "tool_calls", calls: [mcpCall.record("k"), report("one shot")] }],
     });
     expect(run.result.outcome).toBe("COMPLETED_WITH_TOOLS");
-    expect(run.executions).toEqual(["lookup:k"]);
+    expect(run.executions).toEqual(["record:k"]);
   });
 
   it("optional: a chat-only answer completes chat-only", async () => {
-    const run = await runScripted({
+    const run = await mcp.run({
       settings: { toolPolicy: "optional" },
       script: [{ kind: "text", text: "hi" }],
     });
@@ -45,39 +49,37 @@ describe("tool policy and cycle rules (seed 002)", () => {
   });
 
   it("cycle_forbid: a forbidden ordered pair ends the run as a contract violation before the second call runs", async () => {
-    const run = await runScripted({
-      settings: { cycleForbid: [["write_file", "write_file"]] },
+    const run = await mcp.run({
+      settings: { cycleForbid: [["test__record", "test__record"]] },
       script: [
-        { kind: "tool_calls", calls: [call("write_file", { path: "a" })] },
-        { kind: "tool_calls", calls: [call("write_file", { path: "b" })] },
+        { kind: "tool_calls", calls: [mcpCall.record("a")] },
+        { kind: "tool_calls", calls: [mcpCall.record("b")] },
       ],
     });
     expect(run.result.outcome).toBe("FAILED_CONTRACT_VIOLATION");
-    expect(run.executions).toEqual(["write_file:a"]);
-    run.model.assertConsumed();
+    expect(run.executions).toEqual(["record:a"]);
+    expect(run.unusedSteps).toBe(0);
   });
 
   it("cycle_forbid also applies within one response", async () => {
-    const run = await runScripted({
-      settings: { cycleForbid: [["lookup", "write_file"]] },
-      script: [
-        { kind: "tool_calls", calls: [call("lookup", { key: "k" }), call("write_file", { path: "x" })] },
-      ],
+    const run = await mcp.run({
+      settings: { cycleForbid: [["test__record", "test__record_slowly"]] },
+      script: [{ kind: "tool_calls", calls: [mcpCall.record("k"), mcpCall.recordSlowly("x")] }],
     });
     expect(run.result.outcome).toBe("FAILED_CONTRACT_VIOLATION");
     expect(run.executions).toEqual([]);
   });
 
   it("allowedTools: a tool outside the list is refused and not run", async () => {
-    const run = await runScripted({
-      settings: { allowedTools: ["lookup"] },
+    const run = await mcp.run({
+      settings: { allowedTools: ["test__record"] },
       script: [
-        { kind: "tool_calls", calls: [call("write_file", { path: "x" })] },
+        { kind: "tool_calls", calls: [mcpCall.recordSlowly("x")] },
         { kind: "tool_calls", calls: [report("ok")] },
       ],
     });
     expect(run.executions).toEqual([]);
-    expect(run.model.requests[0]!.tools.map((tool) => tool.name).sort()).toEqual(["final_report", "lookup"]);
+    expect([...run.requests[0]!.toolNames].sort()).toEqual(["final_report", "test__record"]);
   });
 
   it("json output: a report that breaks the output schema is retried, then fails with OUTPUT_SCHEMA_INVALID", async () => {
@@ -87,7 +89,7 @@ describe("tool policy and cycle rules (seed 002)", () => {
       required: ["total"],
       additionalProperties: false,
     };
-    const run = await runScripted({
+    const run = await mcp.run({
       settings: { output: { format: "json", schema }, maxFormatRetries: 1 },
       script: [
         {
@@ -103,7 +105,7 @@ describe("tool policy and cycle rules (seed 002)", () => {
 
   it("json output: a valid report is returned as content_json", async () => {
     const schema = { type: "object", properties: { total: { type: "number" } }, required: ["total"] };
-    const run = await runScripted({
+    const run = await mcp.run({
       settings: { output: { format: "json", schema } },
       script: [
         { kind: "tool_calls", calls: [call("final_report", { format: "json", content_json: { total: 3 } })] },

@@ -2,18 +2,25 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { agentOutcomes } from "../../src/contract/agent-outcome.js";
 import type { ScriptedStep } from "../../src/testing/scripted-openai-step.js";
-import { call, report, runScripted } from "./session-harness.js";
+import { mcpCall, useMcpTestServer } from "./mcp-session-fixture.js";
+import { call, report } from "./session-harness.js";
+
+// Every run goes over HTTP to the scripted server through the OpenAI-compatible client, with the tools of
+// one real MCP stdio server shared by all runs.
+const mcp = useMcpTestServer();
 
 const behaviour: fc.Arbitrary<ScriptedStep> = fc.oneof(
   fc
     .record({ key: fc.string({ maxLength: 8 }) })
-    .map((args) => ({ kind: "tool_calls" as const, calls: [call("lookup", args)] })),
-  fc.constant({ kind: "tool_calls" as const, calls: [call("lookup", '{"key": ')] }),
+    .map(({ key }) => ({ kind: "tool_calls" as const, calls: [mcpCall.record(key)] })),
+  fc.constant({ kind: "tool_calls" as const, calls: [call("test__record", '{"key": ')] }),
   fc.constant({ kind: "tool_calls" as const, calls: [call("no_such_tool", {})] }),
-  fc.constant({ kind: "tool_calls" as const, calls: [call("big", { lines: 300 })] }),
+  // An oversized output after a recorded call: the policy checks below read the record file, where
+  // big_output (a tool without side effects) leaves nothing, to see whether a tool ran.
+  fc.constant({ kind: "tool_calls" as const, calls: [mcpCall.record("big"), mcpCall.bigOutput(300)] }),
   fc.constant({
     kind: "tool_calls" as const,
-    calls: [call("lookup", { key: "a" }), call("lookup", { key: "b" }), call("write_file", { path: "p" })],
+    calls: [mcpCall.record("a"), mcpCall.record("b"), mcpCall.recordSlowly("p")],
   }),
   fc.string({ maxLength: 20 }).map((text) => ({ kind: "text" as const, text })),
   fc.constant({ kind: "empty" as const }),
@@ -41,9 +48,9 @@ describe("random model behaviour (property)", () => {
         settings,
         fc.integer({ min: 1, max: 3 }),
         async (steps, contractSettings, targets) => {
-          const run = await runScripted({
+          const run = await mcp.run({
             targets,
-            settings: { ...contractSettings, cycleForbid: [["write_file", "write_file"]] },
+            settings: { ...contractSettings, cycleForbid: [["test__record_slowly", "test__record_slowly"]] },
             // After the script, the model keeps reporting, so "unexpected call" errors stay out of the picture.
             respond: (_request, index) => steps[index] ?? { kind: "tool_calls", calls: [report("fallback")] },
           });

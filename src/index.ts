@@ -39,7 +39,15 @@ export { createModelClient, type ModelClientTarget } from "./model/providers/cre
 export type { ModelConnection } from "./model/providers/model-connection.js";
 export { createOpenAICompatibleModelClient } from "./model/providers/openai-compatible-model-client.js";
 // Durable runs
-export { guardToolCalls, type IdempotencyClass, idempotencyClassOf } from "./runner/guard-tool-calls.js";
+export {
+  type CompletedToolCall,
+  guardToolCalls,
+  type IdempotencyClass,
+  idempotencyClassOf,
+  type ToolCallDecision,
+  type ToolCallGuardOptions,
+  type TurnCall,
+} from "./runner/guard-tool-calls.js";
 // Running agents
 export {
   type AgentDefinition,
@@ -58,6 +66,7 @@ export type { AccountingEntry, LlmAccountingEntry, ToolAccountingEntry } from ".
 export type { AIAgentResult } from "./session/agent-result.js";
 export type { CharterEvent, CharterEventType } from "./session/charter-event.js";
 export type { FinalReport } from "./session/final-report.js";
+export type { PendingApproval } from "./session/pending-approval.js";
 export type { SessionCheckpoint } from "./session/session-checkpoint.js";
 export { openRunStore } from "./store/open-run-store.js";
 export type { RunStore } from "./store/run-store.js";

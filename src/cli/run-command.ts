@@ -4,6 +4,7 @@ import type { CharterEvent } from "../session/charter-event.js";
 import { finalReportText } from "../session/final-report.js";
 import type { CliStreams } from "./cli-streams.js";
 import { exitCodeForResult } from "./exit-code.js";
+import { pendingApprovalsStopText } from "./pending-approval-text.js";
 import { createProgressReporter } from "./progress-reporter.js";
 
 /** `charter run <agent.md> [prompt|-]`: the report on stdout (or the whole result with --json). */
@@ -85,6 +86,7 @@ export async function runCommand(
       streams.stdout.write(`${finalReportText(result.finalReport)}\n`);
     if (!result.success && result.error !== null) {
       streams.stderr.write(`charter: ${result.outcome}: ${result.error.code}: ${result.error.message}\n`);
+      streams.stderr.write(pendingApprovalsStopText(result.runId, result.pendingApprovals ?? []));
     }
   }
   return exitCodeForResult(result);

@@ -1,7 +1,9 @@
 import { CharterError } from "../foundation/charter-error.js";
+import { readPendingApprovals } from "../runner/read-pending-approvals.js";
 import type { CliStreams } from "./cli-streams.js";
 import { exitCodes } from "./exit-code.js";
 import { openCliStore } from "./open-cli-store.js";
+import { pendingApprovalText } from "./pending-approval-text.js";
 
 /** `charter runs list` and `charter runs show <run-id>`: what the run store holds. */
 export async function runsCommand(
@@ -55,13 +57,16 @@ export async function runsCommand(
         contractHash: run.contractHash,
         parentRunId: run.parentRunId,
         finalReport: run.finalReport,
+        pendingApprovals: run.status === "awaiting_approval" ? await readPendingApprovals(store, runId) : [],
       };
       if (values.json) streams.stdout.write(`${JSON.stringify(summary)}\n`);
       else {
         for (const [key, value] of Object.entries(summary)) {
-          if (key === "finalReport") continue;
+          if (key === "finalReport" || key === "pendingApprovals") continue;
           streams.stdout.write(`${key}: ${typeof value === "object" ? JSON.stringify(value) : value}\n`);
         }
+        for (const approval of summary.pendingApprovals)
+          streams.stdout.write(`pending: ${pendingApprovalText(approval)}\n`);
       }
       return exitCodes.success;
     }

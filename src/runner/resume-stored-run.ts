@@ -5,16 +5,20 @@ import type { CharterEvent } from "../session/charter-event.js";
 import type { SessionCheckpoint } from "../session/session-checkpoint.js";
 import { openRunStore } from "../store/open-run-store.js";
 import { storeLocationFromFlag } from "../store/run-store-location.js";
-import type { ToolExecutionResult } from "../tools/tool-execution-result.js";
 import type { RunInvocation } from "./durable-run-hooks.js";
 import { loadSessionCheckpoint } from "./load-session-checkpoint.js";
+import { readPendingApprovals } from "./read-pending-approvals.js";
+import { type ResumedToolCalls, resumedToolCalls } from "./resumed-tool-calls.js";
 import { runAgentFile } from "./run-agent.js";
 
 export interface ResumeStoredRunOptions {
   readonly runId: string;
-  /** `--approve <call-id>`: pending destructive calls to run. */
+  /** `--approve <call-id>`: pending destructive calls to run (each call the run waits on, in its turn, once). */
   readonly approve?: readonly string[];
-  /** `--deny <call-id>`: pending destructive calls the model is told were refused. */
+  /**
+   * `--deny <call-id>`: pending destructive calls the model is told were refused. Naming a call the run does not
+   * wait on throws ARGUMENT_INVALID and leaves the run as it was.
+   */
   readonly deny?: readonly string[];
   readonly store?: string;
   readonly runsDirectory?: string;
@@ -48,9 +52,7 @@ export async function resumeStoredRun(options: ResumeStoredRunOptions): Promise<
     transcriptCreatedAt: string;
     continueFrom: { entryCount: number; headHash: string };
     contractHash: string;
-    completed: Map<string, ToolExecutionResult>;
-    possiblyInFlight: string | null;
-  };
+  } & ResumedToolCalls;
   try {
     const run = await store.getRun(options.runId);
     if (run === null)
@@ -76,34 +78,28 @@ export async function resumeStoredRun(options: ResumeStoredRunOptions): Promise<
         },
       );
     }
-    const calls = document.kind === "before_execute" ? document.state.callsToExecute : [];
-    const completed = new Map<string, ToolExecutionResult>();
-    if (calls.length > 0) {
-      const ids = new Set(calls.map((call) => call.id));
-      for (const stored of await store.readToolResults(options.runId)) {
-        if (stored.turn === document.turn && ids.has(stored.callId))
-          completed.set(stored.callId, stored.result as ToolExecutionResult);
-      }
-    }
-    // Calls run one at a time, so at most one was in flight: the first without a recorded result. A run stopped
-    // for an approval stopped before that call started.
-    const firstOpen = calls.find((call) => !completed.has(call.id));
+    const awaitingApproval = run.status === "awaiting_approval";
+    const resumedCalls = resumedToolCalls({
+      checkpoint: document,
+      storedResults: document.kind === "before_execute" ? await store.readToolResults(options.runId) : [],
+      awaitingApproval,
+      pending: awaitingApproval ? await readPendingApprovals(store, options.runId) : [],
+      approve: options.approve ?? [],
+      deny: options.deny ?? [],
+    });
+    // The run is reopened by the runner only once everything that can refuse (agent file, configuration, tool
+    // servers, contract hash) has passed: a refused resume leaves it as it was, waiting for its approval.
     prepared = {
       invocation: document.invocation,
       checkpoint: document,
       transcriptCreatedAt: run.header.created_at,
       continueFrom: { entryCount: run.entryCount, headHash: run.headHash },
       contractHash: run.contractHash,
-      completed,
-      possiblyInFlight: run.status === "awaiting_approval" ? null : (firstOpen?.id ?? null),
+      ...resumedCalls,
     };
-    await store.reopenRun(options.runId, { from: [...resumable] });
   } finally {
     await store.close();
   }
-  const decisions = new Map<string, "approve" | "deny">();
-  for (const id of options.approve ?? []) decisions.set(id, "approve");
-  for (const id of options.deny ?? []) decisions.set(id, "deny");
   return runAgentFile(
     {
       agentPath: prepared.invocation.agent_path,
@@ -125,7 +121,7 @@ export async function resumeStoredRun(options: ResumeStoredRunOptions): Promise<
       transcriptCreatedAt: prepared.transcriptCreatedAt,
       continueFrom: prepared.continueFrom,
       contractHash: prepared.contractHash,
-      decisions,
+      decisions: prepared.decisions,
       completed: prepared.completed,
       possiblyInFlight: prepared.possiblyInFlight,
     },

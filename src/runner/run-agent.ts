@@ -21,16 +21,21 @@ import type { RunStore } from "../store/run-store.js";
 import { storeLocationFromFlag } from "../store/run-store-location.js";
 import { createStoreTranscriptWriter } from "../store/store-transcript-writer.js";
 import type { RegisteredTool, ToolSource } from "../tools/tool-definition.js";
-import type { ToolExecutionResult } from "../tools/tool-execution-result.js";
 import { processToolQueues } from "../tools/tool-queues.js";
 import { createJsonlTranscriptWriter } from "../transcript/jsonl-transcript-writer.js";
 import { createTeeTranscriptWriter } from "../transcript/tee-transcript-writer.js";
 import { createExtractionRunner } from "./create-extraction-runner.js";
 import { type DelegationTrace, defaultMaxDelegationDepth, rootDelegationTrace } from "./delegation-trace.js";
 import { createDurableRunHooks, type RunInvocation } from "./durable-run-hooks.js";
-import { guardToolCalls } from "./guard-tool-calls.js";
+import {
+  type CompletedToolCall,
+  guardToolCalls,
+  type ToolCallDecision,
+  type TurnCall,
+} from "./guard-tool-calls.js";
 import { preflightFailureResult } from "./preflight-failure-result.js";
 import { prepareAgent } from "./prepare-agent.js";
+import { readPendingApprovals } from "./read-pending-approvals.js";
 import { startToolSources } from "./start-tool-sources.js";
 import { createStoreToolResultCache, toolCacheTtl } from "./store-tool-result-cache.js";
 import { createSubAgentTool } from "./sub-agent-tool.js";
@@ -90,9 +95,10 @@ export interface ResumeRequest {
   readonly continueFrom: { readonly entryCount: number; readonly headHash: string };
   readonly contractHash: string;
   readonly transcriptCreatedAt: string;
-  readonly decisions: ReadonlyMap<string, "approve" | "deny">;
-  readonly completed: ReadonlyMap<string, ToolExecutionResult>;
-  readonly possiblyInFlight: string | null;
+  /** Decisions, stored results and the call possibly in flight, each bound to its exact call (turn, id, arguments). */
+  readonly decisions: readonly ToolCallDecision[];
+  readonly completed: readonly CompletedToolCall[];
+  readonly possiblyInFlight: TurnCall | null;
 }
 
 /**
@@ -268,6 +274,9 @@ async function runLoadedAgent(
         },
       );
     }
+    // Reopened only now, once the agent, configuration, tool servers and contract hash have all passed: a resume
+    // refused before its session starts leaves the run as it was (awaiting its approval, say).
+    if (resume !== null) await context.store.reopenRun(runId);
     const runDirectory = join(context.runsDirectory, runId);
     const storeWriter = createStoreTranscriptWriter({
       store: context.store,
@@ -323,6 +332,9 @@ async function runLoadedAgent(
     return {
       ...result,
       transcript: { ...result.transcript, directory: resume === null ? runDirectory : null },
+      ...(topLevel && result.error?.code === "APPROVAL_REQUIRED"
+        ? { pendingApprovals: await readPendingApprovals(context.store, runId) }
+        : {}),
     };
   } catch (error) {
     return preflightFailureResult(runId, error, environment.now());

@@ -2,6 +2,7 @@ import type { AgentMessage } from "../contract/agent-message.js";
 import type { AgentOutcome } from "../contract/agent-outcome.js";
 import type { AccountingEntry } from "./accounting-entry.js";
 import type { FinalReport } from "./final-report.js";
+import type { PendingApproval } from "./pending-approval.js";
 import type { SessionError } from "./session-state.js";
 
 /**
@@ -28,4 +29,9 @@ export interface AIAgentResult {
     readonly headHash: string | null;
     readonly directory: string | null;
   };
+  /**
+   * Set by the runner when the run stopped for approvals (`APPROVAL_REQUIRED`): each pending call with its tool
+   * and redacted arguments, so that the user does not approve blind.
+   */
+  readonly pendingApprovals?: readonly PendingApproval[];
 }

@@ -169,7 +169,7 @@ describe("resume from a checkpoint (seed 003 INV-CP-001/002)", () => {
     );
     const state = await runUntilCrash(first, crashed);
     expect(state.checkpoint.kind).toBe("before_execute");
-    const callId = state.checkpoint.state.callsToExecute[0]!.id;
+    const inFlight = { turn: state.checkpoint.turn, call: state.checkpoint.state.callsToExecute[0]! };
     let toolReply = "";
     const second = definition(
       (request) => {
@@ -179,7 +179,7 @@ describe("resume from a checkpoint (seed 003 INV-CP-001/002)", () => {
       executions,
       {},
     );
-    const { result, replay } = await resume(second, state, { possiblyInFlight: callId });
+    const { result, replay } = await resume(second, state, { possiblyInFlight: inFlight });
     expect(executions).toEqual(["slow_write"]);
     expect(toolReply.startsWith("(tool failed: outcome unknown")).toBe(true);
     expect(result.outcome).toBe("COMPLETED_CHAT_ONLY");
@@ -196,7 +196,7 @@ describe("resume from a checkpoint (seed 003 INV-CP-001/002)", () => {
       definition(() => ({ kind: "tool_calls", calls: [call("slow_read", {})] }), executions, blocked),
       crashed,
     );
-    const callId = state.checkpoint.state.callsToExecute[0]!.id;
+    const inFlight = { turn: state.checkpoint.turn, call: state.checkpoint.state.callsToExecute[0]! };
     const blockedAgain: { started?: () => void; release?: () => void } = {};
     blockedAgain.started = () => blockedAgain.release?.();
     const second = definition(
@@ -204,7 +204,7 @@ describe("resume from a checkpoint (seed 003 INV-CP-001/002)", () => {
       executions,
       blockedAgain,
     );
-    const resumed = resume(second, state, { possiblyInFlight: callId });
+    const resumed = resume(second, state, { possiblyInFlight: inFlight });
     await new Promise((resolve) => setImmediate(resolve));
     blockedAgain.release?.();
     const { result } = await resumed;
@@ -236,6 +236,11 @@ describe("approvals for destructive tools (seed 004)", () => {
     return { result, writer, checkpoint: checkpoints.at(-1)!, entriesAtCrash: writer.entries.length };
   }
 
+  /** A decision for the call the stopped run waits on: its turn, id, tool and arguments. */
+  function pending(stopped: { checkpoint: SessionCheckpoint }, decision: "approve" | "deny") {
+    return { turn: stopped.checkpoint.turn, call: stopped.checkpoint.state.callsToExecute[0]!, decision };
+  }
+
   it("stops the run INTERRUPTED with the pending call recorded; the tool does not run", async () => {
     const executions: string[] = [];
     const { result } = await stopForApproval(executions);
@@ -252,9 +257,7 @@ describe("approvals for destructive tools (seed 004)", () => {
     const executions: string[] = [];
     const stopped = await stopForApproval(executions);
     const second = definition(() => ({ kind: "tool_calls", calls: [report("deleted it")] }), executions, {});
-    const { result, replay } = await resume(second, stopped, {
-      decisions: new Map([["call_delete", "approve"]]),
-    });
+    const { result, replay } = await resume(second, stopped, { decisions: [pending(stopped, "approve")] });
     expect(executions).toEqual(["delete_file:/tmp/x"]);
     expect(result.outcome).toBe("COMPLETED_WITH_TOOLS");
     expect(replay.ok).toBe(true);
@@ -272,7 +275,7 @@ describe("approvals for destructive tools (seed 004)", () => {
       executions,
       {},
     );
-    const { result } = await resume(second, stopped, { decisions: new Map([["call_delete", "deny"]]) });
+    const { result } = await resume(second, stopped, { decisions: [pending(stopped, "deny")] });
     expect(executions).toEqual([]);
     expect(toolReply.startsWith("(tool failed: denied")).toBe(true);
     expect(result.success).toBe(true);

@@ -6,11 +6,11 @@ import { openCliStore } from "./open-cli-store.js";
 /** `charter runs list` and `charter runs show <run-id>`: what the run store holds. */
 export async function runsCommand(
   positionals: readonly string[],
-  values: { json?: boolean; store?: string; limit?: string },
+  values: { json?: boolean; store?: string; config?: string; limit?: string },
   streams: CliStreams,
 ): Promise<number> {
   const [subcommand, runId] = positionals;
-  const store = await openCliStore(values.store);
+  const store = await openCliStore(values);
   try {
     if (subcommand === "list") {
       const limit = values.limit === undefined ? 50 : Number(values.limit);

@@ -18,7 +18,6 @@ import type { SessionState } from "../session/session-state.js";
 import type { TransitionOutput } from "../session/transition-output.js";
 import { openRunStore } from "../store/open-run-store.js";
 import type { RunStore } from "../store/run-store.js";
-import { storeLocationFromFlag } from "../store/run-store-location.js";
 import { createStoreTranscriptWriter } from "../store/store-transcript-writer.js";
 import type { RegisteredTool, ToolSource } from "../tools/tool-definition.js";
 import type { ToolExecutionResult } from "../tools/tool-execution-result.js";
@@ -31,6 +30,7 @@ import { createDurableRunHooks, type RunInvocation } from "./durable-run-hooks.j
 import { guardToolCalls } from "./guard-tool-calls.js";
 import { preflightFailureResult } from "./preflight-failure-result.js";
 import { prepareAgent } from "./prepare-agent.js";
+import { selectRunStore } from "./select-run-store.js";
 import { startToolSources } from "./start-tool-sources.js";
 import { createStoreToolResultCache, toolCacheTtl } from "./store-tool-result-cache.js";
 import { createSubAgentTool } from "./sub-agent-tool.js";
@@ -130,9 +130,14 @@ export async function runAgentFile(
     const redactor = new SecretRedactor();
     for (const secret of loaded.secrets) redactor.addSecret(secret.value, secret.label);
     store = await openRunStore({
-      ...storeLocation(options.store ?? null, loaded.configuration.store),
-      homeDirectory: home,
-      ...(options.processEnvironment !== undefined ? { variables: options.processEnvironment } : {}),
+      ...(await selectRunStore({
+        store: options.store,
+        configured: loaded.configuration.store,
+        homeDirectory: home,
+        ...(options.processEnvironment !== undefined
+          ? { processEnvironment: options.processEnvironment }
+          : {}),
+      })),
       environment,
     });
     const context: RunContext = {
@@ -161,17 +166,6 @@ export async function runAgentFile(
   } finally {
     await store?.close();
   }
-}
-
-function storeLocation(
-  flag: string | null,
-  configured: { url?: string | undefined; path?: string | undefined },
-) {
-  if (flag !== null) return storeLocationFromFlag(flag);
-  return {
-    ...(configured.url !== undefined ? { url: configured.url } : {}),
-    ...(configured.path !== undefined ? { path: configured.path } : {}),
-  };
 }
 
 /** Runs one loaded agent (the top-level one, or a sub-agent for a tool call); never throws. */

@@ -2,6 +2,7 @@ import { CharterError } from "../foundation/charter-error.js";
 import type { CliStreams } from "./cli-streams.js";
 import { exitCodes } from "./exit-code.js";
 import { openCliStore } from "./open-cli-store.js";
+import { type StoredRunSummary, storedRunSummary } from "./stored-run-summary.js";
 
 /** `charter runs list` and `charter runs show <run-id>`: what the run store holds. */
 export async function runsCommand(
@@ -21,15 +22,9 @@ export async function runsCommand(
           { details: { argument: "limit" } },
         );
       }
-      const runs = await store.listRuns({ limit });
+      const runs = (await store.listRuns({ limit })).map(storedRunSummary);
       if (values.json) streams.stdout.write(`${JSON.stringify(runs)}\n`);
-      else {
-        for (const run of runs) {
-          streams.stdout.write(
-            `${run.runId}  ${run.agentId}  ${run.status}  ${run.outcome ?? "-"}  turns ${run.totals.turns}  tokens ${run.totals.tokensIn}/${run.totals.tokensOut}  ${new Date(run.createdAt).toISOString()}\n`,
-          );
-        }
-      }
+      else for (const run of runs) streams.stdout.write(`${listLine(run)}\n`);
       return exitCodes.success;
     }
     if (subcommand === "show" && runId !== undefined) {
@@ -38,24 +33,7 @@ export async function runsCommand(
         throw new CharterError("RUN_NOT_FOUND", `no run ${runId} in ${store.location}`, {
           details: { runId },
         });
-      const summary = {
-        runId: run.runId,
-        agentId: run.agentId,
-        status: run.status,
-        statusReason: run.statusReason,
-        outcome: run.outcome,
-        errorCode: run.errorCode,
-        turns: run.totals.turns,
-        toolsUsed: run.totals.toolsUsed,
-        tokens: { input: run.totals.tokensIn, output: run.totals.tokensOut },
-        costUsd: run.totals.costUsd,
-        durationMs: run.finishedAt === null ? null : run.finishedAt - run.createdAt,
-        entries: run.entryCount,
-        chainHead: run.headHash,
-        contractHash: run.contractHash,
-        parentRunId: run.parentRunId,
-        finalReport: run.finalReport,
-      };
+      const summary = { ...storedRunSummary(run), finalReport: run.finalReport };
       if (values.json) streams.stdout.write(`${JSON.stringify(summary)}\n`);
       else {
         for (const [key, value] of Object.entries(summary)) {
@@ -71,4 +49,23 @@ export async function runsCommand(
   } finally {
     await store.close();
   }
+}
+
+/** One run on one line: every field `runs show` prints but the ids of its contract, parent and tenant. */
+function listLine(run: StoredRunSummary): string {
+  const tools = run.toolsUsed.length > 0 ? run.toolsUsed.join(",") : "-";
+  const duration = run.durationMs === null ? "-" : `${run.durationMs}ms`;
+  return [
+    run.runId,
+    run.agentId,
+    run.status,
+    run.outcome ?? "-",
+    `turns ${run.turns}`,
+    `tools ${tools}`,
+    `tokens ${run.tokens.input}/${run.tokens.output}`,
+    `cost $${run.costUsd}`,
+    `duration ${duration}`,
+    `head ${run.chainHead}`,
+    run.createdAt,
+  ].join("  ");
 }

@@ -56,6 +56,13 @@ export interface RunAgentOptions {
    * `store`, then `CHARTER_DATABASE_URL`, then `~/.charter/charter.db`.
    */
   readonly store?: string;
+  /**
+   * Who the run is for (a server's tenant): stored on the run row (and on its sub-agents' rows), where
+   * `listRuns({ tenantId })` filters by it.
+   */
+  readonly tenantId?: string;
+  /** The caller's id for what the run serves (a request id, say), stored on the run row and its sub-agents'. */
+  readonly correlationId?: string;
   readonly environment?: RuntimeEnvironment;
   readonly signal?: AbortSignal;
   /** Extra tools (library function tools), offered beside the agent's MCP tools. */
@@ -266,6 +273,8 @@ async function runLoadedAgent(
     const storeWriter = createStoreTranscriptWriter({
       store: context.store,
       agentId: agent.id,
+      tenantId: context.options.tenantId ?? null,
+      correlationId: context.options.correlationId ?? null,
       parentRunId,
       mode: resume === null ? "create" : "resume",
     });

@@ -1,9 +1,17 @@
 import { systemEnvironment } from "../foundation/environment.js";
+import { selectRunStore } from "../runner/select-run-store.js";
 import { openRunStore } from "../store/open-run-store.js";
 import type { RunStore } from "../store/run-store.js";
-import { storeLocationFromFlag } from "../store/run-store-location.js";
 
-/** The run store a command reads: `--store`, else `CHARTER_DATABASE_URL`, else `~/.charter/charter.db`. */
-export function openCliStore(flag: string | undefined): Promise<RunStore> {
-  return openRunStore({ ...storeLocationFromFlag(flag), environment: systemEnvironment });
+/**
+ * The run store a command reads, chosen as `charter run` chooses it (selectRunStore): `--store`, else the
+ * configuration's `store` (from `--config FILE` and the layers found from the working directory), else
+ * `CHARTER_DATABASE_URL`, else `~/.charter/charter.db`.
+ */
+export async function openCliStore(values: { store?: string; config?: string }): Promise<RunStore> {
+  const location = await selectRunStore({
+    store: values.store,
+    ...(values.config !== undefined ? { configPath: values.config } : {}),
+  });
+  return openRunStore({ ...location, environment: systemEnvironment });
 }

@@ -11,9 +11,9 @@ import { openCliStore } from "./open-cli-store.js";
 /** A run id: the run store first, then the runs directory. */
 async function replayById(
   runId: string,
-  values: { "runs-dir"?: string; store?: string; "live-tools"?: boolean },
+  values: { "runs-dir"?: string; store?: string; config?: string; "live-tools"?: boolean },
 ) {
-  const store = await openCliStore(values.store);
+  const store = await openCliStore(values);
   try {
     if ((await store.getRun(runId)) !== null)
       return await replayStoredRun(store, runId, { liveTools: values["live-tools"] === true });
@@ -26,7 +26,7 @@ async function replayById(
 /** `charter replay <run-id|run-dir>`: re-runs a recorded run with no network and compares every entry. */
 export async function replayCommand(
   positionals: readonly string[],
-  values: { json?: boolean; "runs-dir"?: string; store?: string; "live-tools"?: boolean },
+  values: { json?: boolean; "runs-dir"?: string; store?: string; config?: string; "live-tools"?: boolean },
   streams: CliStreams,
 ): Promise<number> {
   const [target] = positionals;

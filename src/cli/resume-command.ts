@@ -8,7 +8,14 @@ import { pendingApprovalsStopText } from "./pending-approval-text.js";
 /** `charter resume <run-id> [--approve <call-id>]... [--deny <call-id>]...`. */
 export async function resumeCommand(
   positionals: readonly string[],
-  values: { json?: boolean; store?: string; approve?: string[]; deny?: string[]; "runs-dir"?: string },
+  values: {
+    json?: boolean;
+    store?: string;
+    config?: string;
+    approve?: string[];
+    deny?: string[];
+    "runs-dir"?: string;
+  },
   streams: CliStreams,
 ): Promise<number> {
   const [runId] = positionals;
@@ -23,6 +30,7 @@ export async function resumeCommand(
     deny: values.deny ?? [],
     signal: streams.signal,
     ...(values.store !== undefined ? { store: values.store } : {}),
+    ...(values.config !== undefined ? { configPath: values.config } : {}),
     ...(values["runs-dir"] !== undefined ? { runsDirectory: values["runs-dir"] } : {}),
   });
   if (values.json) streams.stdout.write(`${JSON.stringify(result)}\n`);

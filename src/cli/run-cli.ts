@@ -12,13 +12,17 @@ import { verifyCommand } from "./verify-command.js";
 
 const usage = `Usage:
   charter run <agent.md> [prompt|-] [--config FILE] [--set key=value ...] [--stream] [--json] [--runs-dir DIR]
-  charter verify <run-dir|run-id> [--json] [--runs-dir DIR] [--store URL]
-  charter replay <run-dir|run-id> [--live-tools] [--json] [--runs-dir DIR] [--store URL]
-  charter resume <run-id> [--approve CALL-ID ...] [--deny CALL-ID ...] [--json] [--store URL]
-  charter runs list [--limit N] [--json] [--store URL]
-  charter runs show <run-id> [--json] [--store URL]
+      [--store URL]
+  charter verify <run-dir|run-id> [--json] [--runs-dir DIR] [--store URL] [--config FILE]
+  charter replay <run-dir|run-id> [--live-tools] [--json] [--runs-dir DIR] [--store URL] [--config FILE]
+  charter resume <run-id> [--approve CALL-ID ...] [--deny CALL-ID ...] [--json] [--store URL] [--config FILE]
+  charter runs list [--limit N] [--json] [--store URL] [--config FILE]
+  charter runs show <run-id> [--json] [--store URL] [--config FILE]
   charter demo [--json]
   charter --version | --help
+
+The run store: --store, else the configuration's store (--config FILE and the .charter.json layers), else
+CHARTER_DATABASE_URL, else ~/.charter/charter.db.
 
 Exit codes: 0 success, 1 session failure, 3 tool server failure, 4 invalid arguments or configuration,
 5 output schema validation failure.`;

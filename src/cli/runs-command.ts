@@ -4,15 +4,16 @@ import type { CliStreams } from "./cli-streams.js";
 import { exitCodes } from "./exit-code.js";
 import { openCliStore } from "./open-cli-store.js";
 import { pendingApprovalText } from "./pending-approval-text.js";
+import { type StoredRunSummary, storedRunSummary } from "./stored-run-summary.js";
 
 /** `charter runs list` and `charter runs show <run-id>`: what the run store holds. */
 export async function runsCommand(
   positionals: readonly string[],
-  values: { json?: boolean; store?: string; limit?: string },
+  values: { json?: boolean; store?: string; config?: string; limit?: string },
   streams: CliStreams,
 ): Promise<number> {
   const [subcommand, runId] = positionals;
-  const store = await openCliStore(values.store);
+  const store = await openCliStore(values);
   try {
     if (subcommand === "list") {
       const limit = values.limit === undefined ? 50 : Number(values.limit);
@@ -23,15 +24,9 @@ export async function runsCommand(
           { details: { argument: "limit" } },
         );
       }
-      const runs = await store.listRuns({ limit });
+      const runs = (await store.listRuns({ limit })).map(storedRunSummary);
       if (values.json) streams.stdout.write(`${JSON.stringify(runs)}\n`);
-      else {
-        for (const run of runs) {
-          streams.stdout.write(
-            `${run.runId}  ${run.agentId}  ${run.status}  ${run.outcome ?? "-"}  turns ${run.totals.turns}  tokens ${run.totals.tokensIn}/${run.totals.tokensOut}  ${new Date(run.createdAt).toISOString()}\n`,
-          );
-        }
-      }
+      else for (const run of runs) streams.stdout.write(`${listLine(run)}\n`);
       return exitCodes.success;
     }
     if (subcommand === "show" && runId !== undefined) {
@@ -41,21 +36,7 @@ export async function runsCommand(
           details: { runId },
         });
       const summary = {
-        runId: run.runId,
-        agentId: run.agentId,
-        status: run.status,
-        statusReason: run.statusReason,
-        outcome: run.outcome,
-        errorCode: run.errorCode,
-        turns: run.totals.turns,
-        toolsUsed: run.totals.toolsUsed,
-        tokens: { input: run.totals.tokensIn, output: run.totals.tokensOut },
-        costUsd: run.totals.costUsd,
-        durationMs: run.finishedAt === null ? null : run.finishedAt - run.createdAt,
-        entries: run.entryCount,
-        chainHead: run.headHash,
-        contractHash: run.contractHash,
-        parentRunId: run.parentRunId,
+        ...storedRunSummary(run),
         finalReport: run.finalReport,
         pendingApprovals: run.status === "awaiting_approval" ? await readPendingApprovals(store, runId) : [],
       };
@@ -76,4 +57,23 @@ export async function runsCommand(
   } finally {
     await store.close();
   }
+}
+
+/** One run on one line: every field `runs show` prints but the ids of its contract, parent and tenant. */
+function listLine(run: StoredRunSummary): string {
+  const tools = run.toolsUsed.length > 0 ? run.toolsUsed.join(",") : "-";
+  const duration = run.durationMs === null ? "-" : `${run.durationMs}ms`;
+  return [
+    run.runId,
+    run.agentId,
+    run.status,
+    run.outcome ?? "-",
+    `turns ${run.turns}`,
+    `tools ${tools}`,
+    `tokens ${run.tokens.input}/${run.tokens.output}`,
+    `cost $${run.costUsd}`,
+    `duration ${duration}`,
+    `head ${run.chainHead}`,
+    run.createdAt,
+  ].join("  ");
 }

@@ -9,8 +9,8 @@ import { exitCodes } from "./exit-code.js";
 import { openCliStore } from "./open-cli-store.js";
 
 /** A run id: the run store first, then the runs directory. */
-async function verifyById(runId: string, values: { "runs-dir"?: string; store?: string }) {
-  const store = await openCliStore(values.store);
+async function verifyById(runId: string, values: { "runs-dir"?: string; store?: string; config?: string }) {
+  const store = await openCliStore(values);
   try {
     if ((await store.getRun(runId)) !== null) return await verifyStoredRun(store, runId);
   } finally {
@@ -22,7 +22,7 @@ async function verifyById(runId: string, values: { "runs-dir"?: string; store?: 
 /** `charter verify <run-dir|run-id>`: recomputes the chain and names the first bad entry. */
 export async function verifyCommand(
   positionals: readonly string[],
-  values: { json?: boolean; "runs-dir"?: string; store?: string },
+  values: { json?: boolean; "runs-dir"?: string; store?: string; config?: string },
   streams: CliStreams,
 ): Promise<number> {
   const [target] = positionals;

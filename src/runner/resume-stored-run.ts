@@ -4,12 +4,12 @@ import type { AIAgentResult } from "../session/agent-result.js";
 import type { CharterEvent } from "../session/charter-event.js";
 import type { SessionCheckpoint } from "../session/session-checkpoint.js";
 import { openRunStore } from "../store/open-run-store.js";
-import { storeLocationFromFlag } from "../store/run-store-location.js";
 import type { RunInvocation } from "./durable-run-hooks.js";
 import { loadSessionCheckpoint } from "./load-session-checkpoint.js";
 import { readPendingApprovals } from "./read-pending-approvals.js";
 import { type ResumedToolCalls, resumedToolCalls } from "./resumed-tool-calls.js";
 import { runAgentFile } from "./run-agent.js";
+import { selectRunStore } from "./select-run-store.js";
 
 export interface ResumeStoredRunOptions {
   readonly runId: string;
@@ -20,7 +20,16 @@ export interface ResumeStoredRunOptions {
    * wait on throws ARGUMENT_INVALID and leaves the run as it was.
    */
   readonly deny?: readonly string[];
+  /** The run store; default as for `runAgent`, from the configuration found from `cwd` (and `configPath`). */
   readonly store?: string;
+  /**
+   * `--config FILE`: a configuration layer read only to find the run store (the run continues under the
+   * configuration it was started with).
+   */
+  readonly configPath?: string;
+  /** Where the configuration layers that name the run store are looked for; default `process.cwd()`. */
+  readonly cwd?: string;
+  readonly etcDirectory?: string;
   readonly runsDirectory?: string;
   readonly homeDirectory?: string;
   readonly processEnvironment?: Readonly<Record<string, string | undefined>>;
@@ -39,13 +48,16 @@ const resumable = ["running", "interrupted", "awaiting_approval"] as const;
  */
 export async function resumeStoredRun(options: ResumeStoredRunOptions): Promise<AIAgentResult> {
   const environment = options.environment ?? systemEnvironment;
-  const location = options.store ?? null;
-  const store = await openRunStore({
-    ...storeLocationFromFlag(options.store),
+  // The continuation is stored where the run was found, whatever the run's own configuration says now.
+  const location = await selectRunStore({
+    store: options.store,
+    ...(options.configPath !== undefined ? { configPath: options.configPath } : {}),
+    ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
     ...(options.homeDirectory !== undefined ? { homeDirectory: options.homeDirectory } : {}),
-    ...(options.processEnvironment !== undefined ? { variables: options.processEnvironment } : {}),
-    environment,
+    ...(options.etcDirectory !== undefined ? { etcDirectory: options.etcDirectory } : {}),
+    ...(options.processEnvironment !== undefined ? { processEnvironment: options.processEnvironment } : {}),
   });
+  const store = await openRunStore({ ...location, environment });
   let prepared: {
     invocation: RunInvocation;
     checkpoint: SessionCheckpoint;
@@ -107,7 +119,7 @@ export async function resumeStoredRun(options: ResumeStoredRunOptions): Promise<
       cwd: prepared.invocation.cwd,
       set: prepared.invocation.set,
       ...(prepared.invocation.config_path !== null ? { configPath: prepared.invocation.config_path } : {}),
-      ...(location !== null ? { store: location } : {}),
+      store: location.url,
       ...(options.runsDirectory !== undefined ? { runsDirectory: options.runsDirectory } : {}),
       ...(options.homeDirectory !== undefined ? { homeDirectory: options.homeDirectory } : {}),
       ...(options.processEnvironment !== undefined ? { processEnvironment: options.processEnvironment } : {}),

@@ -18,7 +18,6 @@ import type { SessionState } from "../session/session-state.js";
 import type { TransitionOutput } from "../session/transition-output.js";
 import { openRunStore } from "../store/open-run-store.js";
 import type { RunStore } from "../store/run-store.js";
-import { storeLocationFromFlag } from "../store/run-store-location.js";
 import { createStoreTranscriptWriter } from "../store/store-transcript-writer.js";
 import type { RegisteredTool, ToolSource } from "../tools/tool-definition.js";
 import { processToolQueues } from "../tools/tool-queues.js";
@@ -36,6 +35,7 @@ import {
 import { preflightFailureResult } from "./preflight-failure-result.js";
 import { prepareAgent } from "./prepare-agent.js";
 import { readPendingApprovals } from "./read-pending-approvals.js";
+import { selectRunStore } from "./select-run-store.js";
 import { startToolSources } from "./start-tool-sources.js";
 import { createStoreToolResultCache, toolCacheTtl } from "./store-tool-result-cache.js";
 import { createSubAgentTool } from "./sub-agent-tool.js";
@@ -61,6 +61,13 @@ export interface RunAgentOptions {
    * `store`, then `CHARTER_DATABASE_URL`, then `~/.charter/charter.db`.
    */
   readonly store?: string;
+  /**
+   * Who the run is for (a server's tenant): stored on the run row (and on its sub-agents' rows), where
+   * `listRuns({ tenantId })` filters by it.
+   */
+  readonly tenantId?: string;
+  /** The caller's id for what the run serves (a request id, say), stored on the run row and its sub-agents'. */
+  readonly correlationId?: string;
   readonly environment?: RuntimeEnvironment;
   readonly signal?: AbortSignal;
   /** Extra tools (library function tools), offered beside the agent's MCP tools. */
@@ -136,9 +143,14 @@ export async function runAgentFile(
     const redactor = new SecretRedactor();
     for (const secret of loaded.secrets) redactor.addSecret(secret.value, secret.label);
     store = await openRunStore({
-      ...storeLocation(options.store ?? null, loaded.configuration.store),
-      homeDirectory: home,
-      ...(options.processEnvironment !== undefined ? { variables: options.processEnvironment } : {}),
+      ...(await selectRunStore({
+        store: options.store,
+        configured: loaded.configuration.store,
+        homeDirectory: home,
+        ...(options.processEnvironment !== undefined
+          ? { processEnvironment: options.processEnvironment }
+          : {}),
+      })),
       environment,
     });
     const context: RunContext = {
@@ -167,17 +179,6 @@ export async function runAgentFile(
   } finally {
     await store?.close();
   }
-}
-
-function storeLocation(
-  flag: string | null,
-  configured: { url?: string | undefined; path?: string | undefined },
-) {
-  if (flag !== null) return storeLocationFromFlag(flag);
-  return {
-    ...(configured.url !== undefined ? { url: configured.url } : {}),
-    ...(configured.path !== undefined ? { path: configured.path } : {}),
-  };
 }
 
 /** Runs one loaded agent (the top-level one, or a sub-agent for a tool call); never throws. */
@@ -281,6 +282,8 @@ async function runLoadedAgent(
     const storeWriter = createStoreTranscriptWriter({
       store: context.store,
       agentId: agent.id,
+      tenantId: context.options.tenantId ?? null,
+      correlationId: context.options.correlationId ?? null,
       parentRunId,
       mode: resume === null ? "create" : "resume",
     });

@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -30,6 +31,36 @@ export async function cli(argv: readonly string[], options: { stdin?: string; si
   };
   const exitCode = await runCli(argv, streams);
   return { exitCode, stdout: stdout.text, stderr: stderr.text };
+}
+
+/** The built CLI (`npm run build` first): what tests start as a child process. */
+export const charterBinary = resolve(import.meta.dirname, "../../dist/cli/main.js");
+
+/**
+ * Runs `charter <argv>` as a real child process (its own working directory, environment and home) and resolves
+ * once it exits, with its exit code and whole output.
+ */
+export function charterProcess(
+  argv: readonly string[],
+  options: { readonly cwd: string; readonly env?: Readonly<Record<string, string | undefined>> },
+): Promise<{ exitCode: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [charterBinary, ...argv], {
+    cwd: options.cwd,
+    env: { ...process.env, ...options.env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => {
+    stdout += chunk.toString("utf8");
+  });
+  child.stderr.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString("utf8");
+  });
+  return new Promise((resolveExit, rejectExit) => {
+    child.on("error", rejectExit);
+    child.on("close", (exitCode) => resolveExit({ exitCode, stdout, stderr }));
+  });
 }
 
 /** A temporary project: an agent file, a `.charter.json` (and optional `.charter.env`), and a runs directory. */

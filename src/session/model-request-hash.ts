@@ -1,7 +1,7 @@
 import type { AgentMessage } from "../contract/agent-message.js";
 import type { RequestParameters } from "../contract/execution-contract.js";
 import { canonicalJson } from "../foundation/canonical-json.js";
-import { blake3OfParts, contentHash } from "../foundation/content-hash.js";
+import { blake3Hex, contentHash } from "../foundation/content-hash.js";
 import type { ModelToolSpec } from "../model/model-client.js";
 
 /** A model request as the session builds it (the `infer` effect), before any provider shapes it. */
@@ -18,7 +18,10 @@ export interface ModelRequest {
 // (of the messages up to it) is remembered with the running hash before it: a turn hashes only the messages
 // it added, and the per-turn cost stays flat however long the run (see docs/benchmarks.md).
 const runningHashes = new WeakMap<AgentMessage, { readonly before: string; readonly hash: string }>();
+// Tool specs and request parameters are the same objects turn after turn (the session context's and the
+// contract's): hashed once each.
 const toolsHashes = new WeakMap<readonly ModelToolSpec[], string>();
+const parametersHashes = new WeakMap<RequestParameters, string>();
 
 function messagesHash(messages: readonly AgentMessage[]): string {
   let hash = "";
@@ -29,37 +32,39 @@ function messagesHash(messages: readonly AgentMessage[]): string {
       continue;
     }
     const before = hash;
-    hash = blake3OfParts([before, canonicalJson(message)]);
+    // `before` is "" or 64 hex digits, so the concatenation is unambiguous.
+    hash = blake3Hex(before + canonicalJson(message));
     runningHashes.set(message, { before, hash });
   }
   return hash;
 }
 
-function toolsHash(tools: readonly ModelToolSpec[]): string {
-  let hash = toolsHashes.get(tools);
+function rememberedHash<Key extends object>(hashes: WeakMap<Key, string>, value: Key): string {
+  let hash = hashes.get(value);
   if (hash === undefined) {
-    hash = contentHash(tools);
-    toolsHashes.set(tools, hash);
+    hash = contentHash(value);
+    hashes.set(value, hash);
   }
   return hash;
 }
 
 /**
- * The canonical hash of a model request: what a recorded INFER entry keeps as `request_hash` and what replay
- * looks the recorded response up by. The raw provider request (`raw_request_hash`) cannot serve: only the
- * provider's own code can rebuild it, and replay runs none. Defined as `contentHash({ kind:
- * "charter.model-request", v: 1, provider, model, parameters, tool_choice, tools: contentHash(tools), messages })`
- * where `messages` chains the conversation: `h_0 = ""`, `h_i = blake3OfParts([h_{i-1}, canonicalJson(m_i)])`.
+ * The canonical hash of a model request: what a recorded INFER entry keeps as `request_hash` and what replay looks
+ * the recorded response up by. The raw provider request (`raw_request_hash`) cannot serve: only the provider's own
+ * code can rebuild it, and replay runs none. Defined as the content hash (BLAKE3 of RFC 8785 JSON) of
+ * `["charter.model-request", 1, provider, model, contentHash(parameters), tool_choice, contentHash(tools), m]`, where
+ * `m` chains the messages: `h_0 = ""`, `h_i = blake3Hex(h_{i-1} + canonicalJson(message_i))`, `m = h_n`.
  */
 export function modelRequestHash(request: ModelRequest): string {
-  return contentHash({
-    kind: "charter.model-request",
-    messages: messagesHash(request.messages),
-    model: request.model,
-    parameters: request.parameters,
-    provider: request.provider,
-    tool_choice: request.toolChoice,
-    tools: toolsHash(request.tools),
-    v: 1,
-  });
+  // An array of strings and numbers: its canonical JSON is JSON.stringify's, the cheapest path to a hash.
+  return contentHash([
+    "charter.model-request",
+    1,
+    request.provider,
+    request.model,
+    rememberedHash(parametersHashes, request.parameters),
+    request.toolChoice,
+    rememberedHash(toolsHashes, request.tools),
+    messagesHash(request.messages),
+  ]);
 }

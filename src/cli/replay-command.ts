@@ -2,8 +2,10 @@ import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { CharterError } from "../foundation/charter-error.js";
+import type { ReplayReport } from "../runner/replay-recorded-run.js";
 import { replayRunDirectory } from "../runner/replay-run-directory.js";
 import { replayStoredRun } from "../runner/replay-stored-run.js";
+import type { NotReExecutedReason } from "../runner/replay-tool-calls.js";
 import type { CliStreams } from "./cli-streams.js";
 import { exitCodes } from "./exit-code.js";
 import { openCliStore } from "./open-cli-store.js";
@@ -39,15 +41,50 @@ export async function replayCommand(
     ? await replayRunDirectory(resolve(target))
     : await replayById(target, values);
   if (values.json) streams.stdout.write(`${JSON.stringify(report)}\n`);
-  else if (report.ok) {
-    streams.stdout.write(
-      `replayed: ${report.entries} entries, outcome ${report.outcome}, head ${report.headHash} (matches the record)\n`,
+  else streams.stdout.write(describeReplay(report, values["live-tools"] === true));
+  // A tool that answers differently live is a finding too: scripts see it in the exit code.
+  return report.ok && report.toolDivergences.length === 0 ? exitCodes.success : exitCodes.sessionFailure;
+}
+
+const notReExecutedBecause: Record<NotReExecutedReason, string> = {
+  denied: "denied in the record",
+  not_executed: "not executed in the record",
+  destructive: "destructive",
+  not_idempotent: "neither read-only nor idempotent",
+};
+
+/** The human report: the verdict, then with live tools what ran again, what did not and why, and every divergence. */
+function describeReplay(report: ReplayReport, liveTools: boolean): string {
+  const lines: string[] = [];
+  const divergence = report.divergence;
+  if (divergence === null) {
+    lines.push(
+      `replayed: ${report.entries} entries, outcome ${report.outcome}, head ${report.headHash} (matches the record)`,
     );
   } else {
-    const divergence = report.divergence;
-    streams.stdout.write(
-      `DIVERGED at entry ${divergence?.seq} (${divergence?.step_id}): ${divergence?.reason}: ${divergence?.detail}\n`,
+    lines.push(
+      `DIVERGED at entry ${divergence.seq} (${divergence.step_id}): ${divergence.reason}: ${divergence.detail}`,
     );
+    if (divergence.details !== undefined) {
+      lines.push(
+        `  request hash: recorded ${divergence.details.recordedRequestHash ?? "(none)"}, replayed ${divergence.details.replayedRequestHash}`,
+      );
+    }
   }
-  return report.ok ? exitCodes.success : exitCodes.sessionFailure;
+  if (liveTools) {
+    lines.push(
+      `live tools: ${report.reExecuted.length} call(s) executed again, ${report.notReExecuted.length} answered from the record, ${report.toolDivergences.length} diverged`,
+    );
+    for (const call of report.notReExecuted) {
+      lines.push(
+        `  not re-executed: ${call.callId} (${call.tool}, turn ${call.turn}): ${notReExecutedBecause[call.reason]}`,
+      );
+    }
+    for (const tool of report.toolDivergences) {
+      lines.push(
+        `  TOOL DIVERGED: ${tool.callId} (${tool.tool}, turn ${tool.turn}): recorded ${tool.recorded.status} ${JSON.stringify(tool.recorded.preview)} [${tool.recorded.contentHash.slice(0, 12)}], live ${tool.live.status} ${JSON.stringify(tool.live.preview)} [${tool.live.contentHash.slice(0, 12)}]`,
+      );
+    }
+  }
+  return `${lines.join("\n")}\n`;
 }

@@ -5,21 +5,23 @@ import { loadConfiguration } from "../config/load-configuration.js";
 import { parseSetOverrides } from "../config/parse-set-overrides.js";
 import type { ExecutionContract } from "../contract/execution-contract.js";
 import { systemEnvironment } from "../foundation/environment.js";
-import type { ToolCallExecutor } from "../session/session-dependencies.js";
 import { createToolCallExecutor } from "../tools/create-tool-call-executor.js";
 import type { ToolSource } from "../tools/tool-definition.js";
 import { ToolRegistry } from "../tools/tool-registry.js";
 import type { RunInvocation } from "./durable-run-hooks.js";
+import type { LiveTools } from "./replay-tool-calls.js";
 import { startToolSources } from "./start-tool-sources.js";
 
 /**
  * `charter replay --live-tools`: the recorded run's tools executed for real (for debugging), started from the
- * agent file and configuration the run was invoked with, under the recorded contract's policy.
+ * agent file and configuration the run was invoked with, under the recorded contract's policy. Which calls may
+ * run again is the replay's decision (replay-tool-calls.ts): only read-only and idempotent ones that ran in the
+ * record, judged with the destructive tools the run's configuration names.
  */
 export async function createLiveToolExecutor(
   invocation: RunInvocation,
   contract: ExecutionContract,
-): Promise<{ executor: ToolCallExecutor; close: () => Promise<void> }> {
+): Promise<{ tools: LiveTools; close: () => Promise<void> }> {
   const environment = systemEnvironment;
   const agent = await loadAgentFile(invocation.agent_path);
   const loaded = await loadConfiguration({
@@ -45,7 +47,8 @@ export async function createLiveToolExecutor(
     outputStore: null,
   });
   return {
-    executor,
+    // As runAgent's approval guard reads them: the agent file's list, else the configuration's.
+    tools: { executor, destructiveTools: agent.settings.destructiveTools ?? defaults.destructiveTools ?? [] },
     close: async () => void (await Promise.allSettled(sources.map((source) => source.close()))),
   };
 }

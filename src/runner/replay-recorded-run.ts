@@ -16,7 +16,6 @@ import {
   checkpointKindAfter,
   type SessionCheckpoint,
 } from "../session/session-checkpoint.js";
-import type { ToolCallExecutor } from "../session/session-dependencies.js";
 import type { AttemptRecord, PreflightProblem, SessionEvent } from "../session/session-event.js";
 import type { SessionState } from "../session/session-state.js";
 import { initialSessionState } from "../session/session-state.js";
@@ -31,6 +30,13 @@ import type { ToolExecutionResult } from "../tools/tool-execution-result.js";
 import { createHashChainTranscript } from "../transcript/hash-chain-transcript.js";
 import type { TranscriptEntry, TranscriptHeader } from "../transcript/transcript-entry.js";
 import { createFinalReportSupport } from "./final-report-support.js";
+import {
+  type LiveTools,
+  type NotReExecutedCall,
+  type RecordedExecution,
+  replayToolCalls,
+  type ToolDivergence,
+} from "./replay-tool-calls.js";
 
 /** A recorded run, from a run directory or a run store. */
 export interface RecordedRun {
@@ -49,8 +55,19 @@ export interface ReplayDivergence {
     | "RESULT_MISMATCH"
     | "CHAIN_MISMATCH"
     | "RECORD_ENDED"
-    | "EXTRA_ENTRIES";
+    | "EXTRA_ENTRIES"
+    | "REQUEST_MISMATCH";
   readonly detail: string;
+  /**
+   * REQUEST_MISMATCH: the request the replayed session built has no recorded answer. `recordedRequestHash` is the
+   * request hash of the record's entry at that point (null when it has none for the call), `replayedRequestHash`
+   * the replay's; `callId` names the tool call when the request is a tool call's.
+   */
+  readonly details?: {
+    readonly recordedRequestHash: string | null;
+    readonly replayedRequestHash: string;
+    readonly callId?: string;
+  };
 }
 
 export interface ReplayReport {
@@ -61,12 +78,12 @@ export interface ReplayReport {
   readonly recordedHeadHash: string | null;
   readonly entries: number;
   readonly divergence: ReplayDivergence | null;
-  /** With live tools: calls whose live result differs from the recorded one. */
-  readonly toolDivergences: readonly {
-    readonly callId: string;
-    readonly tool: string;
-    readonly detail: string;
-  }[];
+  /** With live tools: every call whose live result differs from the recorded one. */
+  readonly toolDivergences: readonly ToolDivergence[];
+  /** With live tools: the calls executed again. */
+  readonly reExecuted: readonly string[];
+  /** With live tools: the calls answered from the record instead, and why. */
+  readonly notReExecuted: readonly NotReExecutedCall[];
 }
 
 interface InferResult {
@@ -86,13 +103,16 @@ interface InferResult {
 
 /**
  * Replays a recorded run with no network (seed 002 Phase 3): the pure transition function is fed events rebuilt
- * from the record — model responses through the same protocol adapter, tool results as recorded (or, with live
- * tools, executed again) — and every entry it produces must hash exactly as the recorded one. The first entry
- * that does not is named; otherwise the replay reproduces the outcome class and the chain head.
+ * from the record, and every entry it produces must hash exactly as the recorded one. Model responses are looked
+ * up by the canonical hash of the request the replayed session builds (the INFER entries' `request_hash`) and
+ * go through the same protocol adapter; tool results are looked up by (call id, request hash) in the recorded
+ * EXECUTE entry (with live tools, the read-only and idempotent calls are also executed again and compared). A
+ * request with no recorded answer, or the first entry that hashes differently, is named; otherwise the replay
+ * reproduces the outcome class and the chain head.
  */
 export async function replayRecordedRun(
   record: RecordedRun,
-  options: { liveTools?: ToolCallExecutor } = {},
+  options: { liveTools?: LiveTools } = {},
 ): Promise<ReplayReport> {
   const contract = deepFreeze(structuredClone(record.contract)) as ExecutionContract;
   if (computeContractHash(contract) !== record.header.contract_hash) {
@@ -137,7 +157,27 @@ export async function replayRecordedRun(
   );
   let output: TransitionOutput = startTransition(state);
   let position = 0;
-  const toolDivergences: { callId: string; tool: string; detail: string }[] = [];
+  const toolDivergences: ToolDivergence[] = [];
+  const reExecuted: string[] = [];
+  const notReExecuted: NotReExecutedCall[] = [];
+  const manifest = new Map(contract.tool_manifest.map((tool) => [tool.name, tool]));
+  // The recorded INFER entries by request hash, in record order: a request is answered by the first recorded
+  // attempt of the same request not yet used (retries of one request are several attempts).
+  const inferencesByRequest = new Map<string, number[]>();
+  entries.forEach((entry, index) => {
+    const requestHash =
+      entry.state === "INFER" ? (entry.action as { request_hash?: string }).request_hash : undefined;
+    if (requestHash === undefined) return;
+    const queue = inferencesByRequest.get(requestHash);
+    if (queue === undefined) inferencesByRequest.set(requestHash, [index]);
+    else queue.push(index);
+  });
+  function takeRecordedInference(requestHash: string): TranscriptEntry | undefined {
+    const queue = inferencesByRequest.get(requestHash) ?? [];
+    while (queue.length > 0 && (queue[0] as number) < position) queue.shift();
+    const index = queue.shift();
+    return index === undefined ? undefined : entries[index];
+  }
 
   function report(
     outcome: AgentOutcome | null,
@@ -153,6 +193,8 @@ export async function replayRecordedRun(
       entries: chain.entryCount,
       divergence,
       toolDivergences,
+      reExecuted,
+      notReExecuted,
     };
   }
 
@@ -222,8 +264,25 @@ export async function replayRecordedRun(
           chain.headHash,
           mismatch(recorded, "STATE_MISMATCH", `the replay infers; the record has ${recorded.state}`),
         );
-      const action = recorded.action as { raw_request_hash: string | null; txn_id: string };
-      const result = recorded.result as InferResult;
+      const recordedRequestHash = (recorded.action as { request_hash?: string }).request_hash;
+      // A record written before requests were hashed has no request_hash: it can only be replayed in order.
+      const answering =
+        recordedRequestHash === undefined ? recorded : takeRecordedInference(effect.requestHash);
+      if (answering === undefined) {
+        return report(null, chain.headHash, {
+          ...mismatch(
+            recorded,
+            "REQUEST_MISMATCH",
+            "the request the replay builds has no recorded response (its request hash is not in the record)",
+          ),
+          details: {
+            recordedRequestHash: recordedRequestHash ?? null,
+            replayedRequestHash: effect.requestHash,
+          },
+        });
+      }
+      const action = answering.action as { raw_request_hash: string | null; txn_id: string };
+      const result = answering.result as InferResult;
       const target = contract.model_targets[effect.targetIndex];
       const base = {
         targetIndex: effect.targetIndex,
@@ -231,6 +290,7 @@ export async function replayRecordedRun(
         model: target?.model ?? "unknown",
         latencyMs: 0,
         usage: result.usage ?? null,
+        requestHash: recordedRequestHash === undefined ? null : effect.requestHash,
         rawRequestHash: action.raw_request_hash,
         rawResponseHash: result.raw_response_hash,
         txnId: action.txn_id,
@@ -259,36 +319,29 @@ export async function replayRecordedRun(
           chain.headHash,
           mismatch(recorded, "STATE_MISMATCH", `the replay executes tools; the record has ${recorded.state}`),
         );
-      let results = (recorded.result as { results: ToolExecutionResult[] }).results;
-      if (options.liveTools !== undefined) {
-        const live: ToolExecutionResult[] = [];
-        let previousTool = state.lastExecutedTool;
-        for (const call of effect.calls) {
-          const result = await options.liveTools(call, {
-            signal: new AbortController().signal,
-            previousTool,
-            turn: effect.turn,
-          });
-          if (result.executed) previousTool = call.name;
-          const recordedResult = results.find((candidate) => candidate.call_id === call.id);
-          // Timings always differ: a live result that says the same as the record counts as the record.
-          if (
-            recordedResult !== undefined &&
-            recordedResult.content === result.content &&
-            recordedResult.status === result.status
-          ) {
-            live.push(recordedResult);
-          } else {
-            live.push(result);
-            toolDivergences.push({
-              callId: call.id,
-              tool: call.name,
-              detail: `recorded ${recordedResult?.status ?? "nothing"}, live ${result.status}${recordedResult !== undefined && recordedResult.status === result.status ? " with a different output" : ""}`,
-            });
-          }
-        }
-        results = live;
+      const replayed = await replayToolCalls(effect.calls, effect.turn, recordedExecution(recorded), {
+        manifest,
+        previousTool: state.lastExecutedTool,
+        live: options.liveTools ?? null,
+        toolDivergences,
+        notReExecuted,
+        reExecuted,
+      });
+      if ("missing" in replayed) {
+        return report(null, chain.headHash, {
+          ...mismatch(
+            recorded,
+            "REQUEST_MISMATCH",
+            `tool call '${replayed.missing.callId}' of the replay has no recorded result (its request hash is not in the record)`,
+          ),
+          details: {
+            recordedRequestHash: replayed.missing.recordedRequestHash,
+            replayedRequestHash: replayed.missing.replayedRequestHash,
+            callId: replayed.missing.callId,
+          },
+        });
       }
+      const results = replayed.results;
       const pendingApprovals = (recorded.result as { pending_approvals?: string[] }).pending_approvals;
       event = {
         type: "tools_completed",
@@ -346,6 +399,13 @@ function describeDivergence(
   if (canonicalJson(expected.result) !== canonicalJson(produced.result))
     return mismatch(expected, "RESULT_MISMATCH", "the replayed result differs from the recorded one");
   return mismatch(expected, "CHAIN_MISMATCH", "the entry's chain link differs (step id, turn or timestamp)");
+}
+
+function recordedExecution(entry: TranscriptEntry): RecordedExecution {
+  return {
+    calls: (entry.action as { calls?: RecordedExecution["calls"] }).calls ?? [],
+    results: (entry.result as { results?: ToolExecutionResult[] }).results ?? [],
+  };
 }
 
 function recordedOutcomeOf(entries: readonly TranscriptEntry[]): AgentOutcome | null {

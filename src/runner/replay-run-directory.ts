@@ -1,12 +1,12 @@
 import { CharterError } from "../foundation/charter-error.js";
-import type { ToolCallExecutor } from "../session/session-dependencies.js";
 import { readRawPayload, readRunDirectory } from "../transcript/read-transcript.js";
 import { type ReplayReport, replayRecordedRun } from "./replay-recorded-run.js";
+import type { LiveTools } from "./replay-tool-calls.js";
 
 /** `charter replay` over a run directory: reads the record, then replays it (see replayRecordedRun). */
 export async function replayRunDirectory(
   runDirectory: string,
-  options: { liveTools?: ToolCallExecutor } = {},
+  options: { liveTools?: LiveTools } = {},
 ): Promise<ReplayReport> {
   const record = await readRunDirectory(runDirectory);
   if (record.contract === null) {

@@ -1,11 +1,11 @@
 import { executionContractSchema } from "../contract/execution-contract.js";
 import { CharterError } from "../foundation/charter-error.js";
-import type { ToolCallExecutor } from "../session/session-dependencies.js";
 import type { RunStore } from "../store/run-store.js";
 import type { TranscriptEntry } from "../transcript/transcript-entry.js";
 import type { RunInvocation } from "./durable-run-hooks.js";
 import { createLiveToolExecutor } from "./live-tool-executor.js";
 import { type ReplayReport, replayRecordedRun } from "./replay-recorded-run.js";
+import type { LiveTools } from "./replay-tool-calls.js";
 
 /** `charter replay <run-id>` over the run store: the stored entries and raw payloads, replayed offline. */
 export async function replayStoredRun(
@@ -27,7 +27,7 @@ export async function replayStoredRun(
   const entries: TranscriptEntry[] = [];
   for await (const entry of store.readEntries(runId)) entries.push(entry);
   // --live-tools: start the run's tools from the invocation its checkpoints recorded.
-  let live: { executor: ToolCallExecutor; close: () => Promise<void> } | null = null;
+  let live: { tools: LiveTools; close: () => Promise<void> } | null = null;
   if (options.liveTools === true) {
     const checkpoint = await store.latestCheckpoint(runId);
     const invocation = (checkpoint?.document as { invocation?: RunInvocation } | undefined)?.invocation;
@@ -51,7 +51,7 @@ export async function replayStoredRun(
           return json === null ? null : JSON.parse(json);
         },
       },
-      live === null ? {} : { liveTools: live.executor },
+      live === null ? {} : { liveTools: live.tools },
     );
   } finally {
     await live?.close();

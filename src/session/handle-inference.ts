@@ -86,6 +86,7 @@ export function handleInference(
     {
       attempt: state.attemptInTurn,
       raw_request_hash: attempt.rawRequestHash,
+      ...(attempt.requestHash !== null ? { request_hash: attempt.requestHash } : {}),
       request_metrics: {
         ctx_tokens: state.counters.currentCtxTokens,
         expected_tokens:

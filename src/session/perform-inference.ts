@@ -69,6 +69,7 @@ export async function performInference(
       model,
       latencyMs: environment.monotonicNow() - started,
       usage: null,
+      requestHash: effect.requestHash,
       rawRequestHash: null,
       // A stream cut mid-way is a failed attempt, but what arrived before the cut is kept in the transcript.
       rawResponseHash:
@@ -132,6 +133,7 @@ export async function performInference(
     model,
     latencyMs,
     usage: response.usage,
+    requestHash: effect.requestHash,
     rawRequestHash,
     rawResponseHash,
     adapterResult,

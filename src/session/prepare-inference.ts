@@ -1,5 +1,6 @@
 import type { AgentMessage } from "../contract/agent-message.js";
 import { exceedsContextLimit } from "./context-guard.js";
+import { modelRequestHash } from "./model-request-hash.js";
 import { retryNotices } from "./retry-notices.js";
 import type { SessionContext } from "./session-context.js";
 import type { SessionState } from "./session-state.js";
@@ -48,6 +49,8 @@ export function prepareInference(
   const pendingCtxTokens = notices === state.retryNotices ? noticeTokens : sumTokens(notices, context);
   const messages = notices.length === 0 ? state.conversation : [...state.conversation, ...notices];
   const ctxTokens = state.counters.currentCtxTokens;
+  const target = contract.model_targets[targetIndex];
+  const toolChoice = forced ? "required" : "auto";
 
   // Wait only when every target is rate-limited, and then until the chosen target's limit expires.
   let waitMilliseconds = 0;
@@ -76,7 +79,16 @@ export function prepareInference(
       targetIndex,
       messages,
       tools,
-      toolChoice: forced ? "required" : "auto",
+      toolChoice,
+      requestHash: modelRequestHash({
+        provider: target?.provider ?? "unknown",
+        model: target?.model ?? "unknown",
+        // The parameters performInference sends: the target's own, else the contract's.
+        parameters: target?.request_parameters ?? contract.request_parameters,
+        toolChoice,
+        tools,
+        messages,
+      }),
       waitMilliseconds,
       metrics: {
         ctx_tokens: ctxTokens,

@@ -20,6 +20,8 @@ export type SessionEffect =
       readonly messages: readonly AgentMessage[];
       readonly tools: readonly ModelToolSpec[];
       readonly toolChoice: "auto" | "required" | "none";
+      /** The request's canonical hash (model-request-hash.ts): recorded as the INFER entry's `request_hash`. */
+      readonly requestHash: string;
       /** Wait this long first: every target is rate-limited (seed 000 §5). */
       readonly waitMilliseconds: number;
       readonly metrics: RequestMetrics;

@@ -16,6 +16,11 @@ export interface AttemptRecord {
   readonly model: string;
   readonly latencyMs: number;
   readonly usage: ModelUsage | null;
+  /**
+   * The canonical hash of the request (the `infer` effect's `requestHash`), recorded as the INFER entry's
+   * `request_hash`; null only when replaying a record written before requests were hashed (no such key then).
+   */
+  readonly requestHash: string | null;
   readonly rawRequestHash: string | null;
   readonly rawResponseHash: string | null;
   readonly adapterResult: ProtocolAdapterResult | null;

@@ -8,9 +8,9 @@
  * - `CHARTER_TEST_MCP_FAIL_LIST=1`: connect, then answer `tools/list` with an error.
  * - `CHARTER_TEST_MCP_SILENT=1`: never answer anything (start timeouts); exits when stdin closes.
  * - `CHARTER_TEST_MCP_PAGE_SIZE=<n>`: list tools in pages of n, following `nextCursor`.
- * - `CHARTER_TEST_RECORD_FILE=<path>`: where the `record` tool appends its JSON lines.
+ * - `CHARTER_TEST_RECORD_FILE=<path>`: where the `record` tool appends its JSON lines (`count_records` reads it).
  */
-import { appendFileSync } from "node:fs";
+import { appendFileSync, readFileSync } from "node:fs";
 import { setTimeout as delay } from "node:timers/promises";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
@@ -117,6 +117,25 @@ async function serve(): Promise<void> {
       }
       appendFileSync(file, `${JSON.stringify({ tool: "record", key, value, pid: process.pid })}\n`);
       return text("recorded");
+    },
+  );
+
+  server.registerTool(
+    "count_records",
+    {
+      description:
+        "Answers how many lines the record file holds: read-only, but its answer changes with the file.",
+      annotations: { readOnlyHint: true },
+    },
+    async () => {
+      const file = process.env.CHARTER_TEST_RECORD_FILE;
+      if (file === undefined || file === "") {
+        return { content: [{ type: "text", text: "CHARTER_TEST_RECORD_FILE is not set" }], isError: true };
+      }
+      const lines = readFileSync(file, "utf8")
+        .split("\n")
+        .filter((line) => line !== "");
+      return text(`${lines.length} records`);
     },
   );
 

@@ -246,10 +246,16 @@ describe("approvals through the CLI", () => {
 });
 
 describe("replay --live-tools", () => {
-  it("re-executes the recorded run's tools for real and reports no divergence when they answer the same", async () => {
+  it("re-executes only the read-only and idempotent calls that ran; a non-idempotent call keeps its recorded result", async () => {
     const { directory, recordFile, store } = await setUp([
-      { kind: "tool_calls", calls: [{ name: "test__echo", arguments: { text: "same answer" } }] },
-      { kind: "tool_calls", calls: [{ name: "test__record", arguments: { key: "again", value: "1" } }] },
+      {
+        kind: "tool_calls",
+        calls: [{ id: "call_echo", name: "test__echo", arguments: { text: "same answer" } }],
+      },
+      {
+        kind: "tool_calls",
+        calls: [{ id: "call_record", name: "test__record", arguments: { key: "once", value: "1" } }],
+      },
       {
         kind: "tool_calls",
         calls: [{ name: "final_report", arguments: { format: "markdown", content: "done" } }],
@@ -259,10 +265,96 @@ describe("replay --live-tools", () => {
     const result = JSON.parse(first.stdout) as AIAgentResult;
     expect(result.success).toBe(true);
     const replayed = await cli(["replay", result.runId, "--live-tools", "--json", "--store", store]);
+    expect(replayed.exitCode).toBe(0);
+    expect(JSON.parse(replayed.stdout)).toMatchObject({
+      ok: true,
+      toolDivergences: [],
+      reExecuted: ["call_echo"],
+      notReExecuted: [{ callId: "call_record", tool: "test__record", turn: 2, reason: "not_idempotent" }],
+    });
+    // The side effect happened once, in the run: the replay did not repeat it.
+    expect((await records(recordFile)).map((record) => record.key)).toEqual(["once"]);
+  });
+
+  it("never re-executes a destructive call the user denied", async () => {
+    const { directory, recordFile, store } = await setUp([
+      {
+        kind: "tool_calls",
+        calls: [{ id: "call_erase", name: "test__record", arguments: { key: "erase", value: "all" } }],
+      },
+      {
+        kind: "tool_calls",
+        calls: [{ name: "final_report", arguments: { format: "markdown", content: "not erased" } }],
+      },
+    ]);
+    await writeFile(
+      join(directory, "agent.md"),
+      "---\nmodels: [local/m]\ntools: [test]\ndestructiveTools: [test__record]\n---\nErase when asked.\n",
+    );
+    const stopped = JSON.parse((await cli(runArguments(directory, store, "Erase."))).stdout) as AIAgentResult;
+    expect(stopped.error?.code).toBe("APPROVAL_REQUIRED");
+    const resumed = await cli(["resume", stopped.runId, "--deny", "call_erase", "--json", "--store", store]);
+    expect(resumed.exitCode).toBe(0);
+    expect(await records(recordFile)).toEqual([]);
+
+    const replayed = await cli(["replay", stopped.runId, "--live-tools", "--json", "--store", store]);
+    expect(JSON.parse(replayed.stdout)).toMatchObject({
+      ok: true,
+      reExecuted: [],
+      notReExecuted: [{ callId: "call_erase", tool: "test__record", reason: "denied" }],
+    });
+    expect(await records(recordFile)).toEqual([]);
+  });
+
+  it("reports every call whose live result differs, and still replays the whole run to its chain head", async () => {
+    const { directory, recordFile, store } = await setUp([
+      { kind: "tool_calls", calls: [{ id: "call_count_1", name: "test__count_records", arguments: {} }] },
+      {
+        kind: "tool_calls",
+        calls: [{ id: "call_record", name: "test__record", arguments: { key: "one", value: "1" } }],
+      },
+      { kind: "tool_calls", calls: [{ id: "call_count_2", name: "test__count_records", arguments: {} }] },
+      {
+        kind: "tool_calls",
+        calls: [{ name: "final_report", arguments: { format: "markdown", content: "counted" } }],
+      },
+    ]);
+    const result = JSON.parse((await cli(runArguments(directory, store))).stdout) as AIAgentResult;
+    expect(result.success).toBe(true);
+    // The world moves on after the run: two more records, so both counts answer differently now.
+    await writeFile(recordFile, `${await readFile(recordFile, "utf8")}{"key":"later"}\n{"key":"later"}\n`);
+
+    const replayed = await cli(["replay", result.runId, "--live-tools", "--json", "--store", store]);
+    expect(replayed.exitCode).toBe(1);
     const report = JSON.parse(replayed.stdout);
-    expect(report).toMatchObject({ ok: true, toolDivergences: [] });
-    // The side-effecting tool really ran again (that is what --live-tools is for).
-    expect((await records(recordFile)).map((record) => record.key)).toEqual(["again", "again"]);
+    expect(report).toMatchObject({
+      ok: true,
+      divergence: null,
+      headHash: result.transcript.headHash,
+      recordedHeadHash: result.transcript.headHash,
+      reExecuted: ["call_count_1", "call_count_2"],
+      notReExecuted: [{ callId: "call_record", reason: "not_idempotent" }],
+    });
+    expect(report.toolDivergences).toMatchObject([
+      {
+        callId: "call_count_1",
+        tool: "test__count_records",
+        turn: 1,
+        recorded: { status: "ok", preview: "0 records" },
+        live: { status: "ok", preview: "3 records" },
+      },
+      {
+        callId: "call_count_2",
+        tool: "test__count_records",
+        turn: 3,
+        recorded: { status: "ok", preview: "1 records" },
+        live: { status: "ok", preview: "3 records" },
+      },
+    ]);
+    const human = await cli(["replay", result.runId, "--live-tools", "--store", store]);
+    expect(human.stdout).toContain("TOOL DIVERGED: call_count_1 (test__count_records, turn 1)");
+    expect(human.stdout).toContain("TOOL DIVERGED: call_count_2 (test__count_records, turn 3)");
+    expect(human.stdout).toContain("not re-executed: call_record (test__record, turn 2)");
   });
 });
 

@@ -1,8 +1,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { ExecutionContract } from "../../src/contract/execution-contract.js";
+import { SecretRedactor } from "../../src/foundation/secret-redactor.js";
 import { replayRecordedRun } from "../../src/runner/replay-recorded-run.js";
 import type { ScriptedStep } from "../../src/testing/scripted-openai-step.js";
+import { createHashChainTranscript } from "../../src/transcript/hash-chain-transcript.js";
+import type { TranscriptEntry, TranscriptHeader } from "../../src/transcript/transcript-entry.js";
+import { verifyEntries } from "../../src/transcript/verify-transcript.js";
 import { call, report, runScripted, type ScriptedRunOptions } from "./session-harness.js";
 
 async function recordAndReplay(options: ScriptedRunOptions, tamper?: (raw: Map<string, string>) => void) {
@@ -16,6 +20,27 @@ async function recordAndReplay(options: ScriptedRunOptions, tamper?: (raw: Map<s
     readRaw: async (hash) => JSON.parse(raw.get(hash) ?? "null"),
   });
   return { run, replay };
+}
+
+/** The entries hashed into a fresh chain after `change`: a forged record whose chain is intact. */
+function rechained(
+  header: TranscriptHeader,
+  entries: readonly TranscriptEntry[],
+  change: (entry: TranscriptEntry) => TranscriptEntry,
+): readonly TranscriptEntry[] {
+  const chain = createHashChainTranscript({
+    runId: header.run_id,
+    contractHash: header.contract_hash,
+    adapterVersion: header.adapter_version,
+    modelProfileId: header.model_profile_id,
+    redactor: new SecretRedactor(),
+    keepEntries: true,
+  });
+  for (const entry of entries.map(change)) {
+    const { state, step_id, turn, timestamp, action, result, model_fingerprint } = entry;
+    chain.append({ state, step_id, turn, timestamp, action, result, model_fingerprint });
+  }
+  return chain.entries;
 }
 
 describe("replay of a recorded run (seed 002 Phase 3)", () => {
@@ -58,6 +83,81 @@ describe("replay of a recorded run (seed 002 Phase 3)", () => {
     expect(replay.ok).toBe(false);
     const secondInfer = run.writer.entries.filter((entry) => entry.state === "INFER")[1]!;
     expect(replay.divergence).toMatchObject({ seq: secondInfer.seq, reason: "RESULT_MISMATCH" });
+  });
+
+  it("looks each response up by the hash of the request the replay builds: a record answering another request fails", async () => {
+    const run = await runScripted({
+      script: [
+        { kind: "tool_calls", calls: [call("lookup", { key: "a" })] },
+        { kind: "tool_calls", calls: [report("done")] },
+      ],
+    });
+    const header = run.writer.header!;
+    const inferences = run.writer.entries.filter((entry) => entry.state === "INFER");
+    expect(
+      inferences.every(
+        (entry) => typeof (entry.action as { request_hash?: unknown }).request_hash === "string",
+      ),
+    ).toBe(true);
+    // The same responses under another task: the first request the session builds is not the recorded one. The
+    // chain is rebuilt, so the record verifies; only the requests give the forgery away.
+    const forged = rechained(header, run.writer.entries, (entry) => {
+      if (entry.state !== "PRECHECK") return entry;
+      const action = entry.action as { conversation: { role: string; content: string }[] };
+      return {
+        ...entry,
+        action: {
+          ...action,
+          conversation: action.conversation.map((message) =>
+            message.role === "user" ? { ...message, content: "Do another task." } : message,
+          ),
+        },
+      };
+    });
+    expect(verifyEntries(header, run.writer.contract, forged, run.writer.raw)).toMatchObject({ ok: true });
+    const replay = await replayRecordedRun({
+      header,
+      contract: run.writer.contract as ExecutionContract,
+      entries: forged,
+      readRaw: async (hash) => JSON.parse(run.writer.raw.get(hash) ?? "null"),
+    });
+    const firstInfer = forged.find((entry) => entry.state === "INFER")!;
+    const recordedRequestHash = (firstInfer.action as { request_hash: string }).request_hash;
+    expect(replay.ok).toBe(false);
+    expect(replay.divergence).toMatchObject({
+      seq: firstInfer.seq,
+      step_id: firstInfer.step_id,
+      reason: "REQUEST_MISMATCH",
+      details: { recordedRequestHash },
+    });
+    expect(replay.divergence?.details?.replayedRequestHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(replay.divergence?.details?.replayedRequestHash).not.toBe(recordedRequestHash);
+  });
+
+  it("still replays a record written before INFER entries carried their request hash, in record order", async () => {
+    const run = await runScripted({
+      script: [
+        { kind: "tool_calls", calls: [call("lookup", { key: "a" })] },
+        { kind: "tool_calls", calls: [report("done")] },
+      ],
+    });
+    const header = run.writer.header!;
+    const legacy = rechained(header, run.writer.entries, (entry) => {
+      if (entry.state !== "INFER") return entry;
+      const { request_hash: _dropped, ...action } = entry.action as { request_hash: string };
+      return { ...entry, action };
+    });
+    const replay = await replayRecordedRun({
+      header,
+      contract: run.writer.contract as ExecutionContract,
+      entries: legacy,
+      readRaw: async (hash) => JSON.parse(run.writer.raw.get(hash) ?? "null"),
+    });
+    expect(replay).toMatchObject({
+      ok: true,
+      outcome: "COMPLETED_WITH_TOOLS",
+      headHash: legacy.at(-1)?.hash,
+    });
   });
 
   it("replays interrupted and failed runs too", async () => {

@@ -100,6 +100,7 @@ describe("an MCP server over stdio", () => {
     expect(registry.names()).toEqual([
       "test__add",
       "test__big_output",
+      "test__count_records",
       "test__crash",
       "test__echo",
       "test__fail",
@@ -189,7 +190,7 @@ describe("MCP server lifecycle", () => {
     const paged = await testServer({ env: { CHARTER_TEST_MCP_PAGE_SIZE: "2" } }).start();
     const single = await testServer().start();
     expect(paged.map((tool) => tool.manifest)).toEqual(single.map((tool) => tool.manifest));
-    expect(paged).toHaveLength(8);
+    expect(paged).toHaveLength(9);
   });
 
   it("rejects with MCP_SERVER_FAILED (phase start, exit code, stderr) when the server exits before connecting", async () => {

@@ -105,6 +105,7 @@ describe("an MCP server over stdio", () => {
       "test__fail",
       "test__record",
       "test__record_slowly",
+      "test__record_until_released",
       "test__slow",
     ]);
     const echo = registry.get("test__echo")!.manifest;
@@ -189,7 +190,7 @@ describe("MCP server lifecycle", () => {
     const paged = await testServer({ env: { CHARTER_TEST_MCP_PAGE_SIZE: "2" } }).start();
     const single = await testServer().start();
     expect(paged.map((tool) => tool.manifest)).toEqual(single.map((tool) => tool.manifest));
-    expect(paged).toHaveLength(8);
+    expect(paged).toHaveLength(9);
   });
 
   it("rejects with MCP_SERVER_FAILED (phase start, exit code, stderr) when the server exits before connecting", async () => {

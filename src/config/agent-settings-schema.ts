@@ -61,7 +61,11 @@ export const agentSettingsShape = {
   /** Sub-agents: agent files (paths relative to the listing file), each offered as the tool `agent__<name>`. */
   agents: stringOrList(z.string().min(1), "an agent file path").optional(),
   /** Tools that need an approval before every call, beside those annotated `destructiveHint: true`. */
-  destructiveTools: stringOrList(z.string().min(1), "a tool name").optional(),
+  destructiveTools: stringOrList(z.string().min(1), "a tool or MCP server name").optional(),
+  /** Tools declared read-only whatever their annotations say: re-run on resume, cacheable (`toolCache`). */
+  readOnlyTools: stringOrList(z.string().min(1), "a tool or MCP server name").optional(),
+  /** Tools declared idempotent whatever their annotations say: re-run on resume when they were in flight. */
+  idempotentTools: stringOrList(z.string().min(1), "a tool or MCP server name").optional(),
   /** Destructive tools approved in advance: they run without asking. */
   approvedTools: stringOrList(z.string().min(1), "a tool name").optional(),
   /** The longest delegation chain (seed 003 INV-DT-001). */

@@ -23,6 +23,7 @@ import type { RegisteredTool, ToolSource } from "../tools/tool-definition.js";
 import { processToolQueues } from "../tools/tool-queues.js";
 import { createJsonlTranscriptWriter } from "../transcript/jsonl-transcript-writer.js";
 import { createTeeTranscriptWriter } from "../transcript/tee-transcript-writer.js";
+import { configureToolIdempotency } from "./configure-tool-idempotency.js";
 import { createExtractionRunner } from "./create-extraction-runner.js";
 import { type DelegationTrace, defaultMaxDelegationDepth, rootDelegationTrace } from "./delegation-trace.js";
 import { createDurableRunHooks, type RunInvocation } from "./durable-run-hooks.js";
@@ -233,6 +234,12 @@ async function runLoadedAgent(
     }
 
     const models = targets.map((target) => createModelClient(target, { environment }));
+    // Each key as the approval settings read it: the agent file's list, else the configuration defaults'.
+    const idempotencySettings = {
+      readOnlyTools: agent.settings.readOnlyTools ?? defaults.readOnlyTools ?? [],
+      idempotentTools: agent.settings.idempotentTools ?? defaults.idempotentTools ?? [],
+      destructiveTools: agent.settings.destructiveTools ?? defaults.destructiveTools ?? [],
+    };
     const prepared = prepareAgent({
       agent: { id: agent.id, systemPrompt: agent.systemPrompt, settings: agent.settings },
       configurationDefaults: defaults,
@@ -242,7 +249,10 @@ async function runLoadedAgent(
       pricing: targets.map(
         (target) => findModelPricing(configuration.pricing, target.provider, target.model) ?? null,
       ),
-      tools: [...started.tools, ...subAgents, ...(topLevel ? (context.options.extraTools ?? []) : [])],
+      tools: configureToolIdempotency(
+        [...started.tools, ...subAgents, ...(topLevel ? (context.options.extraTools ?? []) : [])],
+        idempotencySettings,
+      ),
       parentContractHash: trace.parentContractHash,
       environment,
       redactor,
@@ -296,7 +306,7 @@ async function runLoadedAgent(
     });
     const guard = {
       manifest: prepared.contract.tool_manifest,
-      destructiveTools: agent.settings.destructiveTools ?? defaults.destructiveTools ?? [],
+      destructiveTools: idempotencySettings.destructiveTools,
       preApprovedTools: agent.settings.approvedTools ?? defaults.approvedTools ?? [],
       ...(resume !== null
         ? {

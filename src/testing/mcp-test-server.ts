@@ -8,9 +8,11 @@
  * - `CHARTER_TEST_MCP_FAIL_LIST=1`: connect, then answer `tools/list` with an error.
  * - `CHARTER_TEST_MCP_SILENT=1`: never answer anything (start timeouts); exits when stdin closes.
  * - `CHARTER_TEST_MCP_PAGE_SIZE=<n>`: list tools in pages of n, following `nextCursor`.
- * - `CHARTER_TEST_RECORD_FILE=<path>`: where the `record` tool appends its JSON lines (`count_records` reads it).
+ * - `CHARTER_TEST_RECORD_FILE=<path>`: where the `record` tools append their JSON lines (`count_records` reads
+ *   it); `record_until_released` answers once `<path>.release` exists.
  */
-import { appendFileSync, readFileSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync, watch } from "node:fs";
+import { dirname } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
@@ -159,6 +161,26 @@ async function serve(): Promise<void> {
   );
 
   server.registerTool(
+    "record_until_released",
+    {
+      // No annotations at all: what an unannotated MCP tool with a side effect looks like to Charter.
+      description:
+        "Appends {key} to the record file, then answers once the file <record file>.release exists: a side " +
+        "effect done, its answer held back for as long as a test needs.",
+      inputSchema: { key: z.string() },
+    },
+    async ({ key }) => {
+      const file = process.env.CHARTER_TEST_RECORD_FILE;
+      if (file === undefined || file === "") {
+        return { content: [{ type: "text", text: "CHARTER_TEST_RECORD_FILE is not set" }], isError: true };
+      }
+      appendFileSync(file, `${JSON.stringify({ tool: "record_until_released", key, pid: process.pid })}\n`);
+      await untilExists(`${file}.release`);
+      return text(`recorded ${key}`);
+    },
+  );
+
+  server.registerTool(
     "crash",
     { description: "Exits the server process at once, without answering." },
     async () => process.exit(1),
@@ -175,6 +197,19 @@ async function serve(): Promise<void> {
 
   process.stdin.on("end", () => process.exit(0));
   await server.connect(new StdioServerTransport());
+}
+
+/** Resolves once `path` exists: watched, not polled, and checked again after the watch starts (no lost event). */
+function untilExists(path: string): Promise<void> {
+  return new Promise((resolveExists) => {
+    const watcher = watch(dirname(path), () => check());
+    function check(): void {
+      if (!existsSync(path)) return;
+      watcher.close();
+      resolveExists();
+    }
+    check();
+  });
 }
 
 /**

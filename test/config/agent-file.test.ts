@@ -63,6 +63,8 @@ modelProfile: qwen-strict
 agents: [./helper.md]
 destructiveTools: [drop_table]
 approvedTools: [delete_file]
+readOnlyTools: [github]
+idempotentTools: read_file
 maxDepth: 3
 inputSchema:
   type: object
@@ -82,6 +84,8 @@ describe("parseAgentFile", () => {
       agents: ["./helper.md"],
       destructiveTools: ["drop_table"],
       approvedTools: ["delete_file"],
+      readOnlyTools: ["github"],
+      idempotentTools: ["read_file"],
       maxDepth: 3,
       inputSchema: { type: "object", required: ["prompt"] },
       temperature: 0.2,

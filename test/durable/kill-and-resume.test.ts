@@ -1,117 +1,35 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { watch } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { systemEnvironment } from "../../src/foundation/environment.js";
 import type { AIAgentResult } from "../../src/session/agent-result.js";
 import { openRunStore } from "../../src/store/open-run-store.js";
-import {
-  type RecordedRequest,
-  type ScriptedOpenAIServer,
-  startScriptedOpenAIServer,
-} from "../../src/testing/scripted-openai-server.js";
 import type { ScriptedStep } from "../../src/testing/scripted-openai-step.js";
-import { cli, recordingWorkspace } from "../cli/cli-harness.js";
+import { cli } from "../cli/cli-harness.js";
+import {
+  closeDurableHarness,
+  durableWorkspace,
+  fileSatisfies,
+  killChild,
+  onlyRunId,
+  records,
+  runArguments,
+  signal,
+  startCharter,
+} from "./durable-harness.js";
 
 /**
  * Durable runs for real: `charter run` as a child process against the scripted model and the real MCP test
  * server, killed with SIGKILL at different points, then `charter resume`. Asserts: the expected outcome, a
  * transcript that verifies and replays, no committed step lost, and no non-idempotent tool run twice.
+ * kill-points.test.ts adds the points between a tool's end and its checkpoint, and a resumed process killed again.
  */
-const binary = resolve(import.meta.dirname, "../../dist/cli/main.js");
-let server: ScriptedOpenAIServer | null = null;
-let child: ChildProcess | null = null;
-afterEach(async () => {
-  child?.kill("SIGKILL");
-  child = null;
-  await server?.close();
-  server = null;
-});
-
-interface WireMessage {
-  role: string;
-  content?: string;
-}
-
-/** The scripted model: a fixed plan, chosen from how many tool results the conversation holds. */
-function plan(steps: readonly ScriptedStep[]) {
-  return (request: RecordedRequest): ScriptedStep => {
-    const messages = (request.body as { messages: WireMessage[] }).messages;
-    const done = messages.filter((message) => message.role === "tool").length;
-    return steps[Math.min(done, steps.length - 1)]!;
-  };
-}
-
-async function setUp(steps: readonly ScriptedStep[], hooks: { onRequest?: (index: number) => void } = {}) {
-  const respond = plan(steps);
-  server = await startScriptedOpenAIServer({
-    respond: (request, index) => {
-      hooks.onRequest?.(index);
-      return respond(request);
-    },
-  });
-  const { directory, recordFile } = await recordingWorkspace({
-    prefix: "charter-durable-",
-    baseUrl: server.baseUrl,
-    frontmatter: "models: [local/m]\ntools: [test]\nmaxTurns: 8\ntoolTimeout: 2m",
-    body: "Do the task with tools.",
-  });
-  return { directory, recordFile, store: join(directory, "charter.db") };
-}
-
-/** `charter run` of the workspace's agent with its store and runs directory, the result as JSON on stdout. */
-function runArguments(directory: string, store: string, task = "Go."): string[] {
-  return [
-    "run",
-    join(directory, "agent.md"),
-    task,
-    "--json",
-    "--store",
-    store,
-    "--runs-dir",
-    join(directory, "runs"),
-  ];
-}
-
-function startRun(
-  directory: string,
-  store: string,
-): { exited: Promise<number | null>; stdout: () => string } {
-  child = spawn(process.execPath, [binary, ...runArguments(directory, store)], {
-    cwd: directory,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  child.stdout?.on("data", (chunk: Buffer) => {
-    stdout += chunk.toString("utf8");
-  });
-  const exited = new Promise<number | null>((resolveExit) => child?.on("exit", (code) => resolveExit(code)));
-  return { exited, stdout: () => stdout };
-}
-
-async function onlyRunId(store: string): Promise<string> {
-  const listed = await cli(["runs", "list", "--json", "--store", store]);
-  const runs = JSON.parse(listed.stdout) as { runId: string; status: string }[];
-  expect(runs).toHaveLength(1);
-  expect(runs[0]!.status).toBe("running"); // the process died: nobody marked it finished
-  return runs[0]!.runId;
-}
-
-async function records(file: string): Promise<{ tool: string; key: string }[]> {
-  return (await readFile(file, "utf8"))
-    .split("\n")
-    .filter((line) => line !== "")
-    .map((line) => JSON.parse(line));
-}
+afterEach(closeDurableHarness);
 
 describe("kill -9 and resume", () => {
   it("killed during an inference after committed tool calls: resumes at the next step, no side effect repeated", async () => {
-    let killAt: (() => void) | null = null;
-    const killed = new Promise<void>((resolveKill) => {
-      killAt = resolveKill;
-    });
-    const { directory, recordFile, store } = await setUp(
+    const kill = signal();
+    const { directory, recordFile, store } = await durableWorkspace(
       [
         { kind: "tool_calls", calls: [{ name: "test__record", arguments: { key: "first", value: "1" } }] },
         { kind: "tool_calls", calls: [{ name: "test__record", arguments: { key: "second", value: "2" } }] },
@@ -122,14 +40,13 @@ describe("kill -9 and resume", () => {
       ],
       {
         onRequest: (index) => {
-          if (index === 2) killAt?.(); // the third model call: two turns are committed
+          if (index === 2) kill.reach(); // the third model call: two turns are committed
         },
       },
     );
-    const run = startRun(directory, store);
-    await killed;
-    child?.kill("SIGKILL");
-    await run.exited;
+    const run = startCharter(runArguments(directory, store), directory);
+    await kill.reached;
+    await killChild(run);
     const runId = await onlyRunId(store);
 
     const resumed = await cli(["resume", runId, "--json", "--store", store]);
@@ -161,7 +78,7 @@ describe("kill -9 and resume", () => {
   });
 
   it("killed while a non-idempotent tool runs: the tool is not run again, the model is told its outcome is unknown", async () => {
-    const { directory, recordFile, store } = await setUp([
+    const { directory, recordFile, store } = await durableWorkspace([
       {
         kind: "tool_calls",
         calls: [{ name: "test__record_slowly", arguments: { key: "in-flight", ms: 600_000 } }],
@@ -173,16 +90,10 @@ describe("kill -9 and resume", () => {
         ],
       },
     ]);
-    const started = new Promise<void>((resolveStart) => {
-      const watcher = watch(recordFile, () => {
-        watcher.close();
-        resolveStart();
-      });
-    });
-    const run = startRun(directory, store);
+    const started = fileSatisfies(recordFile, (text) => text.includes("in-flight"));
+    const run = startCharter(runArguments(directory, store), directory);
     await started;
-    child?.kill("SIGKILL");
-    await run.exited;
+    await killChild(run);
     const runId = await onlyRunId(store);
 
     const resumed = await cli(["resume", runId, "--json", "--store", store]);
@@ -199,7 +110,7 @@ describe("kill -9 and resume", () => {
 
 describe("approvals through the CLI", () => {
   it("stops for a destructive call, then `resume --approve` runs it exactly once", async () => {
-    const { directory, recordFile, store } = await setUp([
+    const { directory, recordFile, store } = await durableWorkspace([
       {
         kind: "tool_calls",
         calls: [{ id: "call_erase", name: "test__record", arguments: { key: "erase", value: "all" } }],
@@ -247,7 +158,7 @@ describe("approvals through the CLI", () => {
 
 describe("replay --live-tools", () => {
   it("re-executes only the read-only and idempotent calls that ran; a non-idempotent call keeps its recorded result", async () => {
-    const { directory, recordFile, store } = await setUp([
+    const { directory, recordFile, store } = await durableWorkspace([
       {
         kind: "tool_calls",
         calls: [{ id: "call_echo", name: "test__echo", arguments: { text: "same answer" } }],
@@ -277,7 +188,7 @@ describe("replay --live-tools", () => {
   });
 
   it("never re-executes a destructive call the user denied", async () => {
-    const { directory, recordFile, store } = await setUp([
+    const { directory, recordFile, store } = await durableWorkspace([
       {
         kind: "tool_calls",
         calls: [{ id: "call_erase", name: "test__record", arguments: { key: "erase", value: "all" } }],
@@ -307,7 +218,7 @@ describe("replay --live-tools", () => {
   });
 
   it("reports every call whose live result differs, and still replays the whole run to its chain head", async () => {
-    const { directory, recordFile, store } = await setUp([
+    const { directory, recordFile, store } = await durableWorkspace([
       { kind: "tool_calls", calls: [{ id: "call_count_1", name: "test__count_records", arguments: {} }] },
       {
         kind: "tool_calls",
@@ -370,19 +281,15 @@ describe("kill -9 at other points", () => {
 
   for (const killAtRequest of [1, 2]) {
     it(`killed at model call ${killAtRequest + 1}: resume completes with each side effect exactly once`, async () => {
-      let kill: (() => void) | null = null;
-      const killed = new Promise<void>((resolveKill) => {
-        kill = resolveKill;
-      });
-      const { directory, recordFile, store } = await setUp(steps, {
+      const kill = signal();
+      const { directory, recordFile, store } = await durableWorkspace(steps, {
         onRequest: (index) => {
-          if (index === killAtRequest) kill?.();
+          if (index === killAtRequest) kill.reach();
         },
       });
-      const run = startRun(directory, store);
-      await killed;
-      child?.kill("SIGKILL");
-      await run.exited;
+      const run = startCharter(runArguments(directory, store), directory);
+      await kill.reached;
+      await killChild(run);
       const runId = await onlyRunId(store);
       const resumed = await cli(["resume", runId, "--json", "--store", store]);
       expect(JSON.parse(resumed.stdout)).toMatchObject({
@@ -400,17 +307,13 @@ describe("kill -9 at other points", () => {
   }
 
   it("killed before its first checkpoint: resume refuses with RUN_NOT_RESUMABLE, nothing half-done", async () => {
-    let kill: (() => void) | null = null;
-    const killed = new Promise<void>((resolveKill) => {
-      kill = resolveKill;
+    const kill = signal();
+    const { directory, recordFile, store } = await durableWorkspace(steps, {
+      onRequest: (index) => index === 0 && kill.reach(),
     });
-    const { directory, recordFile, store } = await setUp(steps, {
-      onRequest: (index) => index === 0 && kill?.(),
-    });
-    const run = startRun(directory, store);
-    await killed;
-    child?.kill("SIGKILL");
-    await run.exited;
+    const run = startCharter(runArguments(directory, store), directory);
+    await kill.reached;
+    await killChild(run);
     const runId = await onlyRunId(store);
     const resumed = await cli(["resume", runId, "--store", store]);
     expect(resumed.exitCode).toBe(1);

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { replayStoredRun } from "../../src/runner/replay-stored-run.js";
 import { runStoreSchemaVersion } from "../../src/store/migrations/run-store-migrations.js";
 import { parseRunExport, runExportVersion } from "../../src/store/run-export.js";
 import { verifyStoredRun } from "../../src/store/verify-stored-run.js";
@@ -81,6 +82,27 @@ describe("stored-run fixture corpus", () => {
         }
       });
     }
+  }
+
+  for (const fixture of fixtures) {
+    it(`replays ${fixture.name} offline to its recorded outcome and chain head`, async () => {
+      const { store, dispose } = await sqliteStoreFactory();
+      try {
+        const expected = parseRunExport(JSON.parse(fixture.text));
+        await store.importRun(JSON.parse(fixture.text));
+        const report = await replayStoredRun(store, expected.run.run_id);
+        expect(report).toMatchObject({
+          ok: true,
+          divergence: null,
+          outcome: expected.run.outcome,
+          recordedOutcome: expected.run.outcome,
+          headHash: expected.run.head_hash,
+          entries: expected.entries.length,
+        });
+      } finally {
+        await dispose();
+      }
+    });
   }
 
   it("keeps a pending approval in the last checkpoint of the run that awaits it", async () => {

@@ -106,6 +106,7 @@ describe("an MCP server over stdio", () => {
       "test__fail",
       "test__record",
       "test__record_slowly",
+      "test__record_until_released",
       "test__slow",
     ]);
     const echo = registry.get("test__echo")!.manifest;

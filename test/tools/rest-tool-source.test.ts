@@ -1,14 +1,18 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are REST tool placeholders, not templates.
+
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { expandPlaceholders } from "../../src/config/expand-placeholders.js";
 import { restToolSchema } from "../../src/config/rest-tool-configuration-schema.js";
+import type { ToolInvocation } from "../../src/contract/agent-message.js";
 import { CharterError } from "../../src/foundation/charter-error.js";
+import { configureToolIdempotency } from "../../src/runner/configure-tool-idempotency.js";
+import { guardToolCalls } from "../../src/runner/guard-tool-calls.js";
 import { type RestTestServer, startRestTestServer } from "../../src/testing/rest-test-server.js";
 import { createDefaultPipeline } from "../../src/tools/create-default-pipeline.js";
 import type { RestToolDefinition } from "../../src/tools/sources/rest-tool-definition.js";
 import { createRestToolSource } from "../../src/tools/sources/rest-tool-source.js";
 import { ToolRegistry } from "../../src/tools/tool-registry.js";
-import { callContext } from "./tool-call-fixture.js";
+import { callContext, invocation } from "./tool-call-fixture.js";
 
 const pipeline = createDefaultPipeline();
 let server: RestTestServer;
@@ -282,6 +286,62 @@ describe("REST tools", () => {
       expect(error.details.key).toBe(key);
     }
     expect(server.requests).toEqual([]);
+  });
+});
+
+describe("REST tools on resume and approval (seed 004 Idempotency & Retry Safety)", () => {
+  /** The durable-run guard over the real REST tools: `inFlight` is the call the process died during. */
+  async function guarded(
+    options: { inFlight?: ToolInvocation; approve?: ToolInvocation; idempotentTools?: string[] } = {},
+  ) {
+    const tools = configureToolIdempotency(
+      await createRestToolSource({
+        remove_item: { method: "DELETE", url: `${server.url}/items/1` },
+        replace_item: { method: "PUT", url: `${server.url}/items/1` },
+        read_item: { method: "GET", url: `${server.url}/items/1` },
+      }).start(),
+      { idempotentTools: options.idempotentTools ?? [] },
+    );
+    const registry = new ToolRegistry(tools);
+    const execute = guardToolCalls(
+      (call) => pipeline(callContext(registry, call.name, call.arguments as Record<string, unknown>)),
+      {
+        manifest: registry.manifest(),
+        possiblyInFlight: options.inFlight === undefined ? null : { turn: 1, call: options.inFlight },
+        ...(options.approve !== undefined
+          ? { decisions: [{ turn: 1, call: options.approve, decision: "approve" as const }] }
+          : {}),
+      },
+    );
+    return (call: ReturnType<typeof invocation>) =>
+      execute(call, { signal: new AbortController().signal, previousTool: null, turn: 1 });
+  }
+
+  it("never re-runs a DELETE or a PUT that was in flight; only GET is run again", async () => {
+    for (const name of ["rest__remove_item", "rest__replace_item"]) {
+      const call = invocation(name);
+      const result = await (await guarded({ inFlight: call }))(call);
+      expect(result).toMatchObject({ status: "failed", error_code: "TOOL_OUTCOME_UNKNOWN", executed: false });
+    }
+    expect(server.requests).toEqual([]);
+    const read = invocation("rest__read_item");
+    expect(await (await guarded({ inFlight: read }))(read)).toMatchObject({ status: "ok" });
+    expect(server.requests.map((request) => request.method)).toEqual(["GET"]);
+  });
+
+  it("asks before a DELETE runs (a confirmation the model cannot forge); an approved one runs once", async () => {
+    const call = invocation("rest__remove_item");
+    expect(await (await guarded())(call)).toMatchObject({ error_code: "APPROVAL_REQUIRED", executed: false });
+    expect(server.requests).toEqual([]);
+    expect(await (await guarded({ approve: call }))(call)).toMatchObject({ status: "ok" });
+    expect(server.requests.map((request) => request.method)).toEqual(["DELETE"]);
+  });
+
+  it("re-runs a PUT in flight when configuration declares it idempotent", async () => {
+    const call = invocation("rest__replace_item");
+    const execute = await guarded({ inFlight: call, idempotentTools: ["rest__replace_item"] });
+    expect(await execute(call)).toMatchObject({ status: "ok" });
+    expect(server.requests.map((request) => request.method)).toEqual(["PUT"]);
   });
 });
 

@@ -34,10 +34,15 @@ function invalid(name: string, key: string, reason: string): CharterError {
   });
 }
 
-/** What HTTP itself promises about a method (RFC 9110 §9.2): GET and HEAD are safe, PUT and DELETE idempotent. */
+/**
+ * How safe a method is to repeat, by seed 004 "Idempotency & Retry Safety" rather than by what RFC 9110 lets a
+ * server promise: GET and HEAD are read-only (safe to retry, cacheable); DELETE is never safe to auto-retry and
+ * needs a confirmation (destructive); PUT, POST and PATCH change state, so they are never re-run automatically.
+ * Configuration (`idempotentTools`, `readOnlyTools`, `destructiveTools`) overrides this per tool.
+ */
 function annotationsFor(method: RestToolMethod): Record<string, unknown> {
   if (method === "GET" || method === "HEAD") return { readOnlyHint: true, openWorldHint: true };
-  if (method === "PUT" || method === "DELETE") return { idempotentHint: true, openWorldHint: true };
+  if (method === "DELETE") return { destructiveHint: true, openWorldHint: true };
   return { openWorldHint: true };
 }
 

@@ -1,0 +1,200 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { watch } from "node:fs";
+import { readdir, readFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import Database from "better-sqlite3";
+import { expect } from "vitest";
+import { systemEnvironment } from "../../src/foundation/environment.js";
+import { openRunStore } from "../../src/store/open-run-store.js";
+import {
+  type RecordedRequest,
+  type ScriptedOpenAIServer,
+  startScriptedOpenAIServer,
+} from "../../src/testing/scripted-openai-server.js";
+import type { ScriptedStep } from "../../src/testing/scripted-openai-step.js";
+import { cli, recordingWorkspace } from "../cli/cli-harness.js";
+
+/**
+ * Durable runs for real: `charter run` (or `charter resume`) as a child process against the scripted model and
+ * the real MCP test server, which records every tool execution. One server and one child at a time; the test
+ * file calls `closeDurableHarness` after each test.
+ */
+const binary = resolve(import.meta.dirname, "../../dist/cli/main.js");
+let server: ScriptedOpenAIServer | null = null;
+let child: ChildProcess | null = null;
+
+export async function closeDurableHarness(): Promise<void> {
+  child?.kill("SIGKILL");
+  child = null;
+  await server?.close();
+  server = null;
+}
+
+interface WireMessage {
+  role: string;
+  content?: string;
+}
+
+/** The scripted model: a fixed plan, chosen from how many tool results the conversation holds. */
+function plan(steps: readonly ScriptedStep[]) {
+  return (request: RecordedRequest): ScriptedStep => {
+    const messages = (request.body as { messages: WireMessage[] }).messages;
+    const done = messages.filter((message) => message.role === "tool").length;
+    return steps[Math.min(done, steps.length - 1)]!;
+  };
+}
+
+/**
+ * A workspace whose agent uses the MCP test server `test`, against a scripted model following `steps`;
+ * `onRequest` sees each model request's index (counted across every process of the run) before it is answered.
+ */
+export async function durableWorkspace(
+  steps: readonly ScriptedStep[],
+  options: { onRequest?: (index: number) => void; frontmatter?: string } = {},
+) {
+  const respond = plan(steps);
+  server = await startScriptedOpenAIServer({
+    respond: (request, index) => {
+      options.onRequest?.(index);
+      return respond(request);
+    },
+  });
+  const { directory, recordFile } = await recordingWorkspace({
+    prefix: "charter-durable-",
+    baseUrl: server.baseUrl,
+    frontmatter: `models: [local/m]\ntools: [test]\nmaxTurns: 8\ntoolTimeout: 2m${options.frontmatter ?? ""}`,
+    body: "Do the task with tools.",
+  });
+  return { directory, recordFile, store: join(directory, "charter.db") };
+}
+
+/** `charter run` of the workspace's agent with its store and runs directory, the result as JSON on stdout. */
+export function runArguments(directory: string, store: string, task = "Go."): string[] {
+  return [
+    "run",
+    join(directory, "agent.md"),
+    task,
+    "--json",
+    "--store",
+    store,
+    "--runs-dir",
+    join(directory, "runs"),
+  ];
+}
+
+/** Starts `charter <argv>` as a child process (the one this harness kills). */
+export function startCharter(argv: readonly string[], cwd: string): { exited: Promise<number | null> } {
+  const started = spawn(process.execPath, [binary, ...argv], { cwd, stdio: ["ignore", "pipe", "pipe"] });
+  child = started;
+  started.stdout?.resume();
+  started.stderr?.resume();
+  return { exited: new Promise((resolveExit) => started.on("exit", (code) => resolveExit(code))) };
+}
+
+/** kill -9 of the running child, resolved once it is gone. */
+export async function killChild(run: { exited: Promise<number | null> }): Promise<void> {
+  child?.kill("SIGKILL");
+  await run.exited;
+  child = null;
+}
+
+/** A promise and the function that resolves it: a kill point the scripted model reaches. */
+export function signal(): { reached: Promise<void>; reach: () => void } {
+  let reach = () => {};
+  const reached = new Promise<void>((resolveReached) => {
+    reach = resolveReached;
+  });
+  return { reached, reach };
+}
+
+/** Resolves once `test` holds for the file's text: checked at once and on every change (no polling, no sleep). */
+export function fileSatisfies(path: string, test: (text: string) => boolean): Promise<void> {
+  return new Promise((resolveSatisfied, reject) => {
+    let done = false;
+    const watcher = watch(path, () => void check());
+    async function check(): Promise<void> {
+      const text = await readFile(path, "utf8").catch(() => "");
+      if (done || !test(text)) return;
+      done = true;
+      watcher.close();
+      resolveSatisfied();
+    }
+    watcher.on("error", reject);
+    void check();
+  });
+}
+
+export async function onlyRunId(store: string): Promise<string> {
+  const listed = await cli(["runs", "list", "--json", "--store", store]);
+  const runs = JSON.parse(listed.stdout) as { runId: string; status: string }[];
+  expect(runs).toHaveLength(1);
+  expect(runs[0]!.status).toBe("running"); // the process died: nobody marked it finished
+  return runs[0]!.runId;
+}
+
+export async function records(file: string): Promise<{ tool: string; key: string }[]> {
+  return (await readFile(file, "utf8"))
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => JSON.parse(line));
+}
+
+/** The hashes of the run's stored chain, in order. */
+export async function storedChain(store: string, runId: string): Promise<string[]> {
+  const opened = await openRunStore({ path: store, environment: systemEnvironment });
+  try {
+    const hashes: string[] = [];
+    for await (const entry of opened.readEntries(runId)) hashes.push(entry.hash);
+    return hashes;
+  } finally {
+    await opened.close();
+  }
+}
+
+/**
+ * What every resumed run must show: its chain verifies and replays offline to the same outcome, and it continues
+ * the chain stored before the kill (`committed`) unchanged: no committed step lost.
+ */
+export async function expectIntactRun(store: string, runId: string, committed: readonly string[]) {
+  const verified = JSON.parse((await cli(["verify", runId, "--json", "--store", store])).stdout);
+  expect(verified).toMatchObject({ ok: true });
+  const replayed = JSON.parse((await cli(["replay", runId, "--json", "--store", store])).stdout);
+  expect(replayed).toMatchObject({ ok: true });
+  const chain = await storedChain(store, runId);
+  expect(chain.slice(0, committed.length)).toEqual(committed);
+  expect(chain.length).toBeGreaterThan(committed.length);
+  return { replayed };
+}
+
+/**
+ * Takes the SQLite store's write lock from this process, as another writer would: the run's next transaction
+ * (its checkpoint) waits for it, so a run can be stopped between a tool's end and that checkpoint. Returns the
+ * release.
+ */
+export function holdStoreWriteLock(store: string): () => void {
+  const database = new Database(store);
+  database.pragma("busy_timeout = 10000");
+  database.exec("BEGIN IMMEDIATE");
+  return () => {
+    database.exec("ROLLBACK");
+    database.close();
+  };
+}
+
+/** The one run directory's transcript.jsonl under `runs` (a run started by `charter run --runs-dir runs`). */
+export async function runDirectoryTranscript(runs: string): Promise<string> {
+  const [runId, ...others] = await readdir(runs);
+  expect(others).toEqual([]);
+  return join(runs, runId!, "transcript.jsonl");
+}
+
+/** Whether a JSONL transcript's complete lines hold an entry of this state and turn. */
+export function holdsEntry(text: string, state: string, turn: number): boolean {
+  return text
+    .split("\n")
+    .slice(0, -1)
+    .some((line) => {
+      const entry = JSON.parse(line) as { state?: string; turn?: number };
+      return entry.state === state && entry.turn === turn;
+    });
+}

@@ -90,6 +90,14 @@ export async function resumeStoredRun(options: ResumeStoredRunOptions): Promise<
         },
       );
     }
+    if (document.invocation === undefined || document.invocation === null) {
+      // A run started through the library records no agent file to start again from: the CLI cannot rebuild it.
+      throw new CharterError(
+        "RUN_NOT_RESUMABLE",
+        `run ${options.runId} was not started by \`charter run\`: it records no agent file to resume from`,
+        { details: { runId: options.runId, reason: "no_invocation" } },
+      );
+    }
     const awaitingApproval = run.status === "awaiting_approval";
     const resumedCalls = resumedToolCalls({
       checkpoint: document,

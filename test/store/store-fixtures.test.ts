@@ -1,8 +1,14 @@
 import { readdirSync, readFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { CharterError } from "../../src/foundation/charter-error.js";
+import { systemEnvironment } from "../../src/foundation/environment.js";
 import { replayStoredRun } from "../../src/runner/replay-stored-run.js";
+import { resumeStoredRun } from "../../src/runner/resume-stored-run.js";
 import { runStoreSchemaVersion } from "../../src/store/migrations/run-store-migrations.js";
+import { openRunStore } from "../../src/store/open-run-store.js";
 import { parseRunExport, runExportVersion } from "../../src/store/run-export.js";
 import { verifyStoredRun } from "../../src/store/verify-stored-run.js";
 import { postgresStoreFactory, postgresTestUrl } from "./postgres-store-factory.js";
@@ -104,6 +110,38 @@ describe("stored-run fixture corpus", () => {
       }
     });
   }
+
+  it("refuses to resume a stored run that records no agent file, and leaves it waiting (RUN_NOT_RESUMABLE)", async () => {
+    // The fixture was written through the library, not `charter run`: its checkpoints carry no invocation.
+    const fixture = fixtures.find((candidate) => candidate.name.endsWith("awaiting-approval.json"));
+    const directory = await mkdtemp(join(tmpdir(), "charter-fixture-resume-"));
+    const path = join(directory, "charter.db");
+    try {
+      const store = await openRunStore({ path, environment: systemEnvironment });
+      const run = await store.importRun(JSON.parse(fixture?.text ?? "{}"));
+      await store.close();
+      const error = await resumeStoredRun({
+        runId: run.runId,
+        store: path,
+        approve: ["call_reserve"],
+        homeDirectory: directory,
+        cwd: directory,
+      }).catch((caught: unknown) => caught);
+      expect(CharterError.isInstance(error)).toBe(true);
+      expect(error).toMatchObject({ code: "RUN_NOT_RESUMABLE", details: { reason: "no_invocation" } });
+      const reopened = await openRunStore({ path, environment: systemEnvironment });
+      try {
+        expect(await reopened.getRun(run.runId)).toMatchObject({
+          status: "awaiting_approval",
+          statusReason: "approval_required",
+        });
+      } finally {
+        await reopened.close();
+      }
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
+  });
 
   it("keeps a pending approval in the last checkpoint of the run that awaits it", async () => {
     const fixture = fixtures.find((candidate) => candidate.name.endsWith("awaiting-approval.json"));

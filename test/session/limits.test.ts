@@ -211,8 +211,34 @@ describe("seed 000 §5 errors", () => {
       ],
     });
     expect(run.result.outcome).toBe("COMPLETED_CHAT_ONLY");
-    // Attempt 2 went to the other target without waiting; attempt 3 (target 0 again) waited for its 7 s.
-    expect(run.environment.slept).toEqual([7000]);
+    // Attempt 2 went to the other target without waiting; attempt 3 found both limited and waited for the
+    // window that ends first (m1's 3 s), then used m1.
+    expect(run.environment.slept).toEqual([3000]);
+    const llm = run.result.accounting.filter((entry) => entry.type === "llm");
+    expect(llm.map((entry) => `${entry.model}:${entry.status}`)).toEqual(["m0:failed", "m1:failed", "m1:ok"]);
+  });
+
+  it("a rate-limited target is not called again inside its Retry-After window while another target is free", async () => {
+    const run = await runScripted({
+      targets: 2,
+      settings: { maxRetries: 4 },
+      script: [
+        { kind: "error", status: 429, headers: { "retry-after": "30" } },
+        { kind: "error", status: 500 },
+        { kind: "error", status: 503 },
+        { kind: "text", text: "m1 recovered" },
+      ],
+    });
+    expect(run.result.outcome).toBe("COMPLETED_CHAT_ONLY");
+    // m0 asked for 30 s: attempts 3 and 4 (whose rotation starts at m0 and m1) both go to the free m1.
+    const llm = run.result.accounting.filter((entry) => entry.type === "llm");
+    expect(llm.map((entry) => `${entry.model}:${entry.status}`)).toEqual([
+      "m0:failed",
+      "m1:failed",
+      "m1:failed",
+      "m1:ok",
+    ]);
+    expect(run.environment.slept).toEqual([]);
   });
 
   it("a rate limit without Retry-After backs off exponentially from 1 s", async () => {

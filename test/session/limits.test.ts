@@ -33,6 +33,47 @@ describe("seed 000 §1 limits", () => {
     expect(run.model.requests[2]!.messages.at(-1)?.content).toContain("final turn (3 of 3)");
   });
 
+  it("max_tokens_consumed: once the budget is used up and another inference is needed, the run ends", async () => {
+    const run = await runScripted({
+      settings: { maxTokensConsumed: 1_000, maxTurns: 5 },
+      script: [
+        { ...lookup("1"), usage: { prompt_tokens: 400, completion_tokens: 100 } },
+        { ...lookup("2"), usage: { prompt_tokens: 450, completion_tokens: 80 } },
+      ],
+    });
+    expect(run.result.outcome).toBe("FAILED_BUDGET_EXHAUSTED");
+    expect(run.result.error?.code).toBe("BUDGET_EXHAUSTED");
+    expect(run.result.finalReport).toMatchObject({
+      status: "failure",
+      source: "synthetic",
+      metadata: { reason: "max_tokens_exhausted" },
+    });
+    // 500 tokens after turn 1 (under budget: turn 2 ran), 1,030 after turn 2: no third inference.
+    expect(run.result.turns).toBe(2);
+    expect(run.result.tokens).toEqual({ input: 850, output: 180 });
+    expect(run.executions).toEqual(["lookup:1", "lookup:2"]);
+    expect(run.verification.ok).toBe(true);
+    run.model.assertConsumed();
+  });
+
+  it("max_tokens_consumed is read strictly: a report in the turn that crosses the budget still succeeds", async () => {
+    const run = await runScripted({
+      settings: { maxTokensConsumed: 1_000 },
+      script: [
+        { ...lookup("1"), usage: { prompt_tokens: 400, completion_tokens: 100 } },
+        {
+          kind: "tool_calls",
+          calls: [call("lookup", { key: "2" }), report("done")],
+          usage: { prompt_tokens: 900, completion_tokens: 100 },
+        },
+      ],
+    });
+    expect(run.result.outcome).toBe("COMPLETED_WITH_TOOLS");
+    expect(run.result.finalReport).toMatchObject({ status: "success", content: "done" });
+    expect(run.result.tokens).toEqual({ input: 1_300, output: 200 });
+    run.model.assertConsumed();
+  });
+
   it("a text answer on the last turn is the report (text fallback)", async () => {
     const run = await runScripted({
       settings: { maxTurns: 2 },

@@ -20,8 +20,8 @@ const usage = `Usage:
   charter demo [--json]
   charter --version | --help
 
-Exit codes: 0 success, 1 session failure, 3 tool server failure, 4 invalid arguments or configuration,
-5 output schema validation failure.`;
+Exit codes: 0 success, 1 session failure, 3 tool server failure or unknown tool, 4 invalid arguments or
+configuration, 5 output schema validation failure.`;
 
 /** Parses the command line and runs one command; returns the exit code. Never throws. */
 export async function runCli(argv: readonly string[], streams: CliStreams): Promise<number> {

@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -30,6 +31,35 @@ export async function cli(argv: readonly string[], options: { stdin?: string; si
   };
   const exitCode = await runCli(argv, streams);
   return { exitCode, stdout: stdout.text, stderr: stderr.text };
+}
+
+/** The built CLI (`npm run build` makes it): tests that need `charter` as a real process run this file. */
+export const builtCliPath = resolve(import.meta.dirname, "../../dist/cli/main.js");
+
+/**
+ * Runs `node <script> <argv>` as a child process, as a shell runs `charter` (by default the built CLI; pass a
+ * symlink to it as `script` to run it from another directory), and resolves when the process has exited.
+ */
+export function cliProcess(
+  argv: readonly string[],
+  options: { script?: string; cwd?: string } = {},
+): Promise<{ exitCode: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [options.script ?? builtCliPath, ...argv], {
+    stdio: ["ignore", "pipe", "pipe"],
+    ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => {
+    stdout += chunk.toString("utf8");
+  });
+  child.stderr.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString("utf8");
+  });
+  return new Promise((resolveExit, rejectExit) => {
+    child.on("error", rejectExit);
+    child.on("close", (exitCode) => resolveExit({ exitCode, stdout, stderr }));
+  });
 }
 
 /** A temporary project: an agent file, a `.charter.json` (and optional `.charter.env`), and a runs directory. */

@@ -18,9 +18,12 @@ const invalidInputCodes: ReadonlySet<ErrorCode> = new Set([
   "CONTRACT_INVALID",
 ]);
 
+// Seed 000 §4: 3 is "missing/failed MCP servers"; a `tools` entry that names nothing is a missing server or tool.
+const toolServerCodes: ReadonlySet<ErrorCode> = new Set(["MCP_SERVER_FAILED", "TOOL_REFERENCE_UNKNOWN"]);
+
 export function exitCodeForError(code: ErrorCode): number {
   if (invalidInputCodes.has(code)) return exitCodes.invalidInput;
-  if (code === "MCP_SERVER_FAILED") return exitCodes.toolServerFailure;
+  if (toolServerCodes.has(code)) return exitCodes.toolServerFailure;
   if (code === "OUTPUT_SCHEMA_INVALID") return exitCodes.schemaValidation;
   return exitCodes.sessionFailure;
 }

@@ -29,6 +29,7 @@ export async function resumeCommand(
     approve: values.approve ?? [],
     deny: values.deny ?? [],
     signal: streams.signal,
+    ...(streams.binaryDirectory !== undefined ? { binaryDirectory: streams.binaryDirectory } : {}),
     ...(values.store !== undefined ? { store: values.store } : {}),
     ...(values.config !== undefined ? { configPath: values.config } : {}),
     ...(values["runs-dir"] !== undefined ? { runsDirectory: values["runs-dir"] } : {}),

@@ -18,14 +18,14 @@ const usage = `Usage:
   charter resume <run-id> [--approve CALL-ID ...] [--deny CALL-ID ...] [--json] [--store URL] [--config FILE]
   charter runs list [--limit N] [--json] [--store URL] [--config FILE]
   charter runs show <run-id> [--json] [--store URL] [--config FILE]
-  charter demo [--json]
+  charter demo [--json] [--runs-dir DIR]
   charter --version | --help
 
 The run store: --store, else the configuration's store (--config FILE and the .charter.json layers), else
 CHARTER_DATABASE_URL, else ~/.charter/charter.db.
 
-Exit codes: 0 success, 1 session failure, 3 tool server failure, 4 invalid arguments or configuration,
-5 output schema validation failure.`;
+Exit codes: 0 success, 1 session failure, 3 tool server failure or unknown tool, 4 invalid arguments or
+configuration, 5 output schema validation failure.`;
 
 /** Parses the command line and runs one command; returns the exit code. Never throws. */
 export async function runCli(argv: readonly string[], streams: CliStreams): Promise<number> {

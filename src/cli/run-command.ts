@@ -75,6 +75,7 @@ export async function runCommand(
     ...(values["runs-dir"] !== undefined ? { runsDirectory: values["runs-dir"] } : {}),
     ...(values.store !== undefined ? { store: values.store } : {}),
     signal: streams.signal,
+    ...(streams.binaryDirectory !== undefined ? { binaryDirectory: streams.binaryDirectory } : {}),
     ...(progress !== undefined ? { onTransition: progress } : {}),
   });
   if (values.json) {

@@ -10,8 +10,9 @@ export const errorCodes = [
   "ENVIRONMENT_VARIABLE_UNRESOLVED",
   "CONTRACT_INVALID",
   "CONTRACT_PROVENANCE_MISSING",
-  // Tool servers that cannot start or list their tools (exit 3).
+  // Tool servers that cannot start or list their tools, and tools that do not exist (exit 3).
   "MCP_SERVER_FAILED",
+  "TOOL_REFERENCE_UNKNOWN",
   // Output schema validation failure (exit 5).
   "OUTPUT_SCHEMA_INVALID",
   // Session failures (exit 1).

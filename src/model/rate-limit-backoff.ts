@@ -17,25 +17,3 @@ export function rateLimitDelayMs(consecutiveRateLimits: number, retryAfterMs: nu
   // 2^6 s already exceeds the cap; stopping there keeps huge counts from overflowing to Infinity.
   return Math.min(initialBackoffMs * 2 ** Math.min(exponent, 6), maximumBackoffMs);
 }
-
-export interface AttemptWaitFacts {
-  /** Target index -> epoch milliseconds until which that target is rate limited. */
-  readonly limitedUntil: ReadonlyMap<number, number>;
-  readonly targetCount: number;
-  /** The target the next attempt will use. */
-  readonly targetIndex: number;
-  readonly now: number;
-}
-
-/**
- * How long to wait before the next attempt. While any target is free of a rate limit the attempt goes
- * ahead at once (rotation moves on to the next target); only when every target is currently limited
- * does the session wait, and then until the chosen target's limit expires.
- */
-export function waitBeforeAttemptMs(facts: AttemptWaitFacts): number {
-  for (let index = 0; index < facts.targetCount; index++) {
-    const until = facts.limitedUntil.get(index);
-    if (until === undefined || until <= facts.now) return 0;
-  }
-  return Math.max(0, (facts.limitedUntil.get(facts.targetIndex) ?? facts.now) - facts.now);
-}

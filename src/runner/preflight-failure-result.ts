@@ -1,13 +1,25 @@
 import { CharterError } from "../foundation/charter-error.js";
+import type { SecretRedactor } from "../foundation/secret-redactor.js";
 import type { AIAgentResult } from "../session/agent-result.js";
 
 /**
  * The result of a run that failed before its session could start (bad agent file or configuration, a tool
- * server that would not start): still a full AIAgentResult with a typed outcome, a report and an error code.
+ * server that would not start, a `tools` entry that names nothing): still a full AIAgentResult with a typed
+ * outcome, a report and an error code, and the error's `details` so that callers need not read the message.
+ * With the run's redactor, secrets a message or detail may quote (a server's stderr) are redacted.
  */
-export function preflightFailureResult(runId: string, error: unknown, now: number): AIAgentResult {
+export function preflightFailureResult(
+  runId: string,
+  error: unknown,
+  now: number,
+  redactor?: SecretRedactor,
+): AIAgentResult {
   const code = CharterError.isInstance(error) ? error.code : "INTERNAL_ERROR";
-  const message = error instanceof Error ? error.message : String(error);
+  const rawMessage = error instanceof Error ? error.message : String(error);
+  const message = redactor === undefined ? rawMessage : redactor.redactString(rawMessage);
+  const rawDetails = CharterError.isInstance(error) ? error.details : {};
+  const details =
+    redactor === undefined ? rawDetails : (redactor.redactValue(rawDetails) as Record<string, unknown>);
   return {
     success: false,
     outcome: "FAILED_PREFLIGHT",
@@ -19,7 +31,7 @@ export function preflightFailureResult(runId: string, error: unknown, now: numbe
       metadata: { reason: "preflight_failed", code },
       ts: new Date(now).toISOString(),
     },
-    error: { code, message },
+    error: { code, message, ...(Object.keys(details).length > 0 ? { details } : {}) },
     conversation: [],
     accounting: [],
     runId,

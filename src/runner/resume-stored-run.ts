@@ -32,6 +32,8 @@ export interface ResumeStoredRunOptions {
   readonly etcDirectory?: string;
   readonly runsDirectory?: string;
   readonly homeDirectory?: string;
+  /** The directory of the `charter` command (configuration layer 4), as for the run itself. */
+  readonly binaryDirectory?: string;
   readonly processEnvironment?: Readonly<Record<string, string | undefined>>;
   readonly environment?: RuntimeEnvironment;
   readonly signal?: AbortSignal;
@@ -130,6 +132,7 @@ export async function resumeStoredRun(options: ResumeStoredRunOptions): Promise<
       store: location.url,
       ...(options.runsDirectory !== undefined ? { runsDirectory: options.runsDirectory } : {}),
       ...(options.homeDirectory !== undefined ? { homeDirectory: options.homeDirectory } : {}),
+      ...(options.binaryDirectory !== undefined ? { binaryDirectory: options.binaryDirectory } : {}),
       ...(options.processEnvironment !== undefined ? { processEnvironment: options.processEnvironment } : {}),
       environment,
       ...(options.signal !== undefined ? { signal: options.signal } : {}),

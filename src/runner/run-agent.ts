@@ -53,6 +53,7 @@ export interface RunAgentOptions {
   readonly cwd?: string;
   readonly homeDirectory?: string;
   readonly etcDirectory?: string;
+  /** Configuration layer 4 (`<dir>/.charter.json`): the CLI passes its own directory; skipped when absent. */
   readonly binaryDirectory?: string;
   readonly processEnvironment?: Readonly<Record<string, string | undefined>>;
   /** Where run directories go; default `~/.charter/runs`. */
@@ -269,6 +270,16 @@ async function runLoadedAgent(
       extract: createExtractionRunner({ targets, models, environment, redactor, callPath: trace.callPath }),
     });
     contractHash = prepared.contract.contract_hash;
+    // Preflight: every entry of `tools` must name something that exists (issue 2), never silently nothing.
+    const offered = new Set(prepared.contract.tool_manifest.map((tool) => tool.name));
+    const unknown = started.unmatched.find((reference) => !offered.has(reference));
+    if (unknown !== undefined) {
+      throw new CharterError(
+        "TOOL_REFERENCE_UNKNOWN",
+        `'${unknown}' in the agent's tools names no MCP server, REST tool or tool`,
+        { details: { key: "tools", reference: unknown, agent: agent.id } },
+      );
+    }
     const resume = topLevel ? context.resume : null;
     if (resume !== null && resume.checkpoint.state.runId !== runId) {
       throw new CharterError("RUN_NOT_RESUMABLE", "the checkpoint belongs to another run", {
@@ -350,7 +361,7 @@ async function runLoadedAgent(
         : {}),
     };
   } catch (error) {
-    return preflightFailureResult(runId, error, environment.now());
+    return preflightFailureResult(runId, error, environment.now(), redactor);
   } finally {
     await Promise.allSettled(sources.map((source) => source.close()));
   }

@@ -10,21 +10,21 @@ import type { RegisteredTool, ToolSource } from "../tools/tool-definition.js";
  * - an MCP server name means all of that server's tools, `<server>__<tool>` one of them (stdio, http or sse);
  * - `rest__<name>`, or a bare `<name>` of a configured REST tool, that REST tool.
  * Sources start in parallel; if any fails, every started one is closed and the first failure
- * (MCP_SERVER_FAILED for a server) is thrown: never a silently empty tool list.
+ * (MCP_SERVER_FAILED for a server) is thrown: never a silently empty tool list. `unmatched` lists, in order,
+ * the references that selected nothing here (no such server or REST tool, or a `<server>__<tool>` the server
+ * does not offer): the caller checks them against the tools it adds (built-ins, sub-agents, function tools).
  */
 export async function startToolSources(
   toolReferences: readonly string[],
   configuration: Configuration,
   options: { readonly cwd: string; readonly environment: RuntimeEnvironment },
-): Promise<{ sources: ToolSource[]; tools: RegisteredTool[] }> {
+): Promise<{ sources: ToolSource[]; tools: RegisteredTool[]; unmatched: string[] }> {
   const servers = configuration.mcpServers;
   const restTools = configuration.restTools;
   const wanted = new Map<string, Set<string> | "all">();
   const selectedRest = new Set<string>();
   for (const reference of toolReferences) {
-    const restName = reference.startsWith(restToolPrefix)
-      ? reference.slice(restToolPrefix.length)
-      : reference;
+    const restName = restNameOf(reference);
     const isServer = Object.hasOwn(servers, reference);
     const isRest = Object.hasOwn(restTools, restName);
     if (isServer && isRest) {
@@ -53,7 +53,7 @@ export async function startToolSources(
       names.add(reference);
       wanted.set(server, names);
     }
-    // Anything else (a built-in, a sub-agent or a library function tool) is resolved by the caller.
+    // Anything else is returned as unmatched (it may name a built-in, a sub-agent or a function tool).
   }
   const sources: ToolSource[] = [...wanted.keys()].map((name) =>
     createMcpSource(name, servers[name]!, { cwd: options.cwd, environment: options.environment }),
@@ -77,5 +77,17 @@ export async function startToolSources(
         tools.push(tool);
     }
   });
-  return { sources, tools };
+  const selected = new Set(tools.map((tool) => tool.manifest.name));
+  const unmatched = toolReferences.filter(
+    (reference) =>
+      !Object.hasOwn(servers, reference) &&
+      !Object.hasOwn(restTools, restNameOf(reference)) &&
+      !selected.has(reference),
+  );
+  return { sources, tools, unmatched };
+}
+
+/** The REST tool a reference may name: `rest__<name>` or a bare `<name>`. */
+function restNameOf(reference: string): string {
+  return reference.startsWith(restToolPrefix) ? reference.slice(restToolPrefix.length) : reference;
 }

@@ -2,8 +2,8 @@ import type { ExecutionContract } from "../contract/execution-contract.js";
 import type { ModelPricing } from "../model/compute-cost.js";
 import type { ModelToolSpec } from "../model/model-client.js";
 import type { TokenEstimator } from "../model/token-estimator.js";
+import { finalReportToolName } from "./final-report.js";
 import type { FinalReportValidation, SessionContext } from "./session-context.js";
-import { finalReportToolName } from "./validate-calls.js";
 
 /**
  * Builds the session context from the frozen contract: the tool specs offered to the model are computed
@@ -29,6 +29,9 @@ export function createSessionContext(options: {
     if (contract.tool_policy === "forbidden" && tool.name !== finalReportToolName) continue;
     offered.push({ name: tool.name, description: tool.description, inputSchema: tool.input_schema });
   }
+  const agentTools = new Set(
+    contract.tool_manifest.filter((tool) => tool.source.kind !== "builtin").map((tool) => tool.name),
+  );
   const allTools = Object.freeze(offered);
   const reportOnly = Object.freeze(offered.filter((tool) => tool.name === finalReportToolName));
   return {
@@ -41,6 +44,7 @@ export function createSessionContext(options: {
     countMessage: (message) => tokenEstimator.countMessage(message),
     countTools: (tools) => tokenEstimator.countTools(tools),
     toolSpecs: (onlyFinalReport) => (onlyFinalReport ? reportOnly : allTools),
+    isAgentTool: (name) => agentTools.has(name),
     validateFinalReport: options.validateFinalReport,
     validateTextAsJsonReport: options.validateTextAsJsonReport,
   };

@@ -4,6 +4,9 @@ import type { OutputFormat } from "../contract/execution-contract.js";
  * The final report (seed 000 §6). `status` and `source` are set by the runtime from how the report came
  * about, never by the model; the model provides only `content`/`content_json` and optional `metadata`.
  */
+/** The name of the built-in tool through which the model hands in its report. */
+export const finalReportToolName = "final_report";
+
 export type FinalReportSource = "tool" | "text_fallback" | "synthetic";
 
 export interface FinalReport {

@@ -3,6 +3,8 @@ import type { ToolExecutionResult } from "../tools/tool-execution-result.js";
 import type { AccountingEntry } from "./accounting-entry.js";
 import { commitTurn } from "./commit-turn.js";
 import { exceedsContextLimit } from "./context-guard.js";
+import { finalReportToolName } from "./final-report.js";
+import { retryNotices } from "./retry-notices.js";
 import type { SessionContext } from "./session-context.js";
 import type { PendingViolation, SessionState } from "./session-state.js";
 import type { EntryCollector, TransitionOutput } from "./transition-output.js";
@@ -13,6 +15,8 @@ export function toolCallTransactionId(runId: string, callId: string): string {
 }
 
 export const contextBudgetExceededContent = "(tool failed: context window budget exceeded)";
+/** What the model is told when `tool_policy: required` refuses its report (no agent tool has run yet). */
+export const reportRefusedContent = "(tool failed: tool_policy=required: call a tool before final_report)";
 const resultStatuses = new Set(["ok", "failed", "dropped"]);
 
 /**
@@ -40,9 +44,18 @@ export function observeToolResults(
   const toolMessages: AgentMessage[] = [];
   const observed: { error_code: string | null; guarded: boolean; id: string; status: string }[] = [];
   const accounting: AccountingEntry[] = [];
-  let executed = 0;
   let lastExecuted = state.lastExecutedTool;
   const toolsUsed = [...state.toolsUsed];
+
+  // Invariant C counts executions of agent tools only, whatever their result (ok, a tool-reported error, a
+  // timeout): the call passed validation and the tool ran. A report accepted beside an agent tool call that
+  // then did not run (its input was invalid, the policy refused it) cannot stand under `required`.
+  let agentExecutions = 0;
+  for (const result of results)
+    if (result.executed && context.isAgentTool(result.tool_name)) agentExecutions++;
+  const executedToolCount = state.executedToolCount + agentExecutions;
+  const refuseReport =
+    state.reportCandidate !== null && contract.tool_policy === "required" && executedToolCount === 0;
 
   for (const call of message?.tool_calls ?? []) {
     const result = byCallId.get(call.id);
@@ -66,7 +79,6 @@ export function observeToolResults(
         errorCode = result.error_code;
       }
       if (result.executed) {
-        executed++;
         lastExecuted = call.name;
         if (!toolsUsed.includes(call.name)) toolsUsed.push(call.name);
       }
@@ -93,9 +105,11 @@ export function observeToolResults(
         ...(result.cache_hit !== undefined ? { cache_hit: result.cache_hit } : {}),
       });
     } else if (plan !== undefined) {
-      content = plan.content;
-      status = plan.status;
-      errorCode = plan.error_code;
+      // The accepted report is the one final_report call planned as ok.
+      const refused = refuseReport && call.name === finalReportToolName && plan.status === "ok";
+      content = refused ? reportRefusedContent : plan.content;
+      status = refused ? "failed" : plan.status;
+      errorCode = refused ? "CONTRACT_VIOLATION" : plan.error_code;
     } else {
       content = "(tool failed: not executed)";
       status = "failed";
@@ -128,10 +142,15 @@ export function observeToolResults(
     });
   }
 
-  const executedToolCount = state.executedToolCount + executed;
   let finalReport = state.finalReport;
-  if (state.reportCandidate !== null && (contract.tool_policy !== "required" || executedToolCount > 0)) {
-    finalReport = state.reportCandidate;
+  let formatRetriesUsed = state.formatRetriesUsed;
+  let notices = state.retryNotices;
+  if (state.reportCandidate !== null && !refuseReport) finalReport = state.reportCandidate;
+  if (refuseReport) {
+    // As for a report refused in VALIDATE_CALLS: the model is told, and it costs a format retry.
+    formatRetriesUsed++;
+    if (formatRetriesUsed > contract.max_format_retries) violation ??= { kind: "no_tools_exhausted" };
+    else notices = [...notices, retryNotices.toolRequired()];
   }
 
   const next: SessionState = {
@@ -139,6 +158,8 @@ export function observeToolResults(
     phase: "OBSERVE",
     violation: state.violation ?? violation,
     executedToolCount,
+    formatRetriesUsed,
+    retryNotices: notices,
     lastExecutedTool: lastExecuted,
     toolsUsed,
     forcedFinalTurn: forced,

@@ -1,4 +1,5 @@
 import type { AgentMessage } from "../contract/agent-message.js";
+import { chooseAttemptTarget } from "../model/choose-attempt-target.js";
 import { exceedsContextLimit } from "./context-guard.js";
 import { modelRequestHash } from "./model-request-hash.js";
 import { retryNotices } from "./retry-notices.js";
@@ -7,8 +8,9 @@ import type { SessionState } from "./session-state.js";
 import type { TransitionOutput } from "./transition-output.js";
 
 /**
- * Builds the next model attempt: picks the target round-robin (seed 000 §5), decides whether this is a
- * forced final turn (context guard), computes the request metrics and any rate-limit wait.
+ * Builds the next model attempt: picks the target round-robin (seed 000 §5) around rate-limited targets,
+ * decides whether this is a forced final turn (context guard), computes the request metrics and any rate-limit
+ * wait.
  */
 export function prepareInference(
   state: SessionState,
@@ -18,8 +20,14 @@ export function prepareInference(
 ): TransitionOutput {
   const contract = context.contract;
   const attempt = state.attemptInTurn + 1;
-  const targetCount = contract.model_targets.length;
-  const targetIndex = (attempt - 1) % targetCount;
+  // Round-robin from targets[(N-1) % n], skipping targets inside their rate-limit window while another is free;
+  // a wait only when every target is limited, until the first window ends.
+  const { targetIndex, waitMilliseconds } = chooseAttemptTarget({
+    targetCount: contract.model_targets.length,
+    attempt,
+    limitedUntil: state.rateLimitedUntil,
+    now,
+  });
 
   let forced = state.forcedFinalTurn;
   let forcedReason = state.forcedFinalReason;
@@ -51,14 +59,6 @@ export function prepareInference(
   const ctxTokens = state.counters.currentCtxTokens;
   const target = contract.model_targets[targetIndex];
   const toolChoice = forced ? "required" : "auto";
-
-  // Wait only when every target is rate-limited, and then until the chosen target's limit expires.
-  let waitMilliseconds = 0;
-  if (state.rateLimitedUntil.size === targetCount) {
-    let allLimited = true;
-    for (const until of state.rateLimitedUntil.values()) if (until <= now) allLimited = false;
-    if (allLimited) waitMilliseconds = Math.max(0, (state.rateLimitedUntil.get(targetIndex) ?? now) - now);
-  }
 
   const next: SessionState = {
     ...state,

@@ -37,6 +37,12 @@ export interface SessionContext {
   countTools(tools: readonly ModelToolSpec[]): number;
   /** Tool specs offered to the model: every allowed tool, or only `final_report` on a forced final turn. */
   toolSpecs(onlyFinalReport: boolean): readonly ModelToolSpec[];
+  /**
+   * True for a tool of the agent's own (MCP, REST, function tool, sub-agent); false for Charter's built-ins
+   * (`final_report`, `tool_output`) and for names the manifest does not hold. Only executions of agent tools
+   * satisfy `tool_policy: required` (seed 002 Invariant C): reading a stored output or reporting is not acting.
+   */
+  isAgentTool(name: string): boolean;
   validateFinalReport(args: Readonly<Record<string, unknown>>): FinalReportValidation;
   /** Validates a text answer used as the report when the output format is json. */
   validateTextAsJsonReport(text: string): FinalReportValidation;

@@ -25,6 +25,8 @@ export interface PlannedToolMessage {
 export interface SessionError {
   readonly code: ErrorCode;
   readonly message: string;
+  /** Structured facts of a failure before the session started (the CharterError's `details`), when it has any. */
+  readonly details?: Readonly<Record<string, unknown>>;
 }
 
 /** Why the run must stop at the next COMMIT, decided while validating or observing. */

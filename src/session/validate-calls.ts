@@ -1,13 +1,12 @@
 import type { AgentMessage, ToolInvocation } from "../contract/agent-message.js";
 import type { RejectedToolCall } from "../contract/protocol-adapter-result.js";
-import { observeToolResults } from "./observe-tool-results.js";
+import { finalReportToolName } from "./final-report.js";
+import { observeToolResults, reportRefusedContent } from "./observe-tool-results.js";
 import { retryNotices } from "./retry-notices.js";
 import type { SessionContext } from "./session-context.js";
 import type { PendingViolation, PlannedToolMessage, SessionState } from "./session-state.js";
 import type { EntryCollector, TransitionOutput } from "./transition-output.js";
 import { retryOrStop, stopTurn } from "./turn-retry.js";
-
-export const finalReportToolName = "final_report";
 
 /**
  * VALIDATE_CALLS: decides, for an accepted response, which calls run and which are answered without
@@ -124,17 +123,15 @@ export function validateCalls(
     previous = call.name;
   }
 
-  // Invariant C: under `required`, a report with no tool executed before it or beside it is refused.
+  // Invariant C: under `required`, a report with no agent tool executed before it or about to run beside it
+  // is refused. Charter's built-ins (tool_output) do not count: reading a stored output is not acting.
   if (
     reportCandidate !== null &&
     contract.tool_policy === "required" &&
     state.executedToolCount === 0 &&
-    toExecute.length === 0
+    !toExecute.some((call) => context.isAgentTool(call.name))
   ) {
-    planned.set(
-      reportCandidate.callId,
-      failed("(tool failed: tool_policy=required: call a tool before final_report)", "CONTRACT_VIOLATION"),
-    );
+    planned.set(reportCandidate.callId, failed(reportRefusedContent, "CONTRACT_VIOLATION"));
     reportCandidate = null;
     formatRetriesUsed++;
     if (formatRetriesUsed > contract.max_format_retries) violation ??= { kind: "no_tools_exhausted" };

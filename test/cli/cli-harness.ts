@@ -37,17 +37,22 @@ export async function cli(argv: readonly string[], options: { stdin?: string; si
 export const charterBinary = resolve(import.meta.dirname, "../../dist/cli/main.js");
 
 /**
- * Runs `charter <argv>` as a real child process (its own working directory, environment and home) and resolves
- * once it exits, with its exit code and whole output.
+ * Runs `charter <argv>` as a real child process and resolves once it exits, with its exit code and whole output.
+ * `script` runs another path to the CLI instead (a symlink to it, as a shell runs `charter` from a bin directory);
+ * `cwd` and `env` (added to this process's environment) default to this process's.
  */
 export function charterProcess(
   argv: readonly string[],
-  options: { readonly cwd: string; readonly env?: Readonly<Record<string, string | undefined>> },
+  options: {
+    readonly cwd?: string;
+    readonly env?: Readonly<Record<string, string | undefined>>;
+    readonly script?: string;
+  } = {},
 ): Promise<{ exitCode: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [charterBinary, ...argv], {
-    cwd: options.cwd,
+  const child = spawn(process.execPath, [options.script ?? charterBinary, ...argv], {
     env: { ...process.env, ...options.env },
     stdio: ["ignore", "pipe", "pipe"],
+    ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
   });
   let stdout = "";
   let stderr = "";

@@ -3,7 +3,6 @@ import {
   maximumBackoffMs,
   maximumRetryAfterMs,
   rateLimitDelayMs,
-  waitBeforeAttemptMs,
 } from "../../src/model/rate-limit-backoff.js";
 
 describe("rateLimitDelayMs", () => {
@@ -24,40 +23,5 @@ describe("rateLimitDelayMs", () => {
     expect(rateLimitDelayMs(1, 120_000)).toBe(120_000);
     expect(rateLimitDelayMs(1, 3_600_000)).toBe(maximumRetryAfterMs);
     expect(maximumRetryAfterMs).toBe(600_000);
-  });
-});
-
-describe("waitBeforeAttemptMs", () => {
-  const now = 1_000_000;
-
-  it("does not wait when no target is limited", () => {
-    expect(waitBeforeAttemptMs({ limitedUntil: new Map(), targetCount: 2, targetIndex: 0, now })).toBe(0);
-  });
-
-  it("does not wait while some target is free, even if the chosen one is limited", () => {
-    const limitedUntil = new Map([[0, now + 5_000]]);
-    expect(waitBeforeAttemptMs({ limitedUntil, targetCount: 2, targetIndex: 0, now })).toBe(0);
-  });
-
-  it("treats an expired limit as free", () => {
-    const limitedUntil = new Map([
-      [0, now + 5_000],
-      [1, now],
-    ]);
-    expect(waitBeforeAttemptMs({ limitedUntil, targetCount: 2, targetIndex: 0, now })).toBe(0);
-  });
-
-  it("waits until the chosen target's limit expires when every target is limited", () => {
-    const limitedUntil = new Map([
-      [0, now + 5_000],
-      [1, now + 2_000],
-    ]);
-    expect(waitBeforeAttemptMs({ limitedUntil, targetCount: 2, targetIndex: 0, now })).toBe(5_000);
-    expect(waitBeforeAttemptMs({ limitedUntil, targetCount: 2, targetIndex: 1, now })).toBe(2_000);
-  });
-
-  it("only considers the configured targets", () => {
-    const limitedUntil = new Map([[0, now + 3_000]]);
-    expect(waitBeforeAttemptMs({ limitedUntil, targetCount: 1, targetIndex: 0, now })).toBe(3_000);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { mcpCall, useMcpTestServer } from "./mcp-session-fixture.js";
-import { call, report } from "./session-harness.js";
+import { call, report, runScripted } from "./session-harness.js";
 
 // The model is reached over HTTP through the OpenAI-compatible client; the tools are a real MCP stdio server.
 const mcp = useMcpTestServer();
@@ -34,6 +34,47 @@ describe("seed 000 §1 limits", () => {
     expect(run.result.turns).toBe(3);
     // The last turn told the model it was the final one.
     expect(run.requests[2]!.lastMessage).toContain("final turn (3 of 3)");
+  });
+
+  it("max_tokens_consumed: once the budget is used up and another inference is needed, the run ends", async () => {
+    const run = await mcp.run({
+      settings: { maxTokensConsumed: 1_000, maxTurns: 5 },
+      script: [
+        { ...record("1"), usage: { prompt_tokens: 400, completion_tokens: 100 } },
+        { ...record("2"), usage: { prompt_tokens: 450, completion_tokens: 80 } },
+      ],
+    });
+    expect(run.result.outcome).toBe("FAILED_BUDGET_EXHAUSTED");
+    expect(run.result.error?.code).toBe("BUDGET_EXHAUSTED");
+    expect(run.result.finalReport).toMatchObject({
+      status: "failure",
+      source: "synthetic",
+      metadata: { reason: "max_tokens_exhausted" },
+    });
+    // 500 tokens after turn 1 (under budget: turn 2 ran), 1,030 after turn 2: no third inference.
+    expect(run.result.turns).toBe(2);
+    expect(run.result.tokens).toEqual({ input: 850, output: 180 });
+    expect(run.executions).toEqual(["record:1", "record:2"]);
+    expect(run.verification.ok).toBe(true);
+    expect(run.unusedSteps).toBe(0);
+  });
+
+  it("max_tokens_consumed is read strictly: a report in the turn that crosses the budget still succeeds", async () => {
+    const run = await mcp.run({
+      settings: { maxTokensConsumed: 1_000 },
+      script: [
+        { ...record("1"), usage: { prompt_tokens: 400, completion_tokens: 100 } },
+        {
+          kind: "tool_calls",
+          calls: [mcpCall.record("2"), report("done")],
+          usage: { prompt_tokens: 900, completion_tokens: 100 },
+        },
+      ],
+    });
+    expect(run.result.outcome).toBe("COMPLETED_WITH_TOOLS");
+    expect(run.result.finalReport).toMatchObject({ status: "success", content: "done" });
+    expect(run.result.tokens).toEqual({ input: 1_300, output: 200 });
+    expect(run.unusedSteps).toBe(0);
   });
 
   it("a text answer on the last turn is the report (text fallback)", async () => {
@@ -216,9 +257,36 @@ describe("seed 000 §5 errors", () => {
       ],
     });
     expect(run.result.outcome).toBe("COMPLETED_CHAT_ONLY");
-    // Attempt 2 went to the other target without waiting; attempt 3 (target 0 again) waited for its 7 s.
-    expect(run.requests.map((request) => request.model)).toEqual(["m0", "m1", "m0"]);
-    expect(run.environment.slept).toEqual([7000]);
+    // Attempt 2 went to the other target without waiting; attempt 3 found both limited and waited for the
+    // window that ends first (m1's 3 s), then used m1.
+    expect(run.environment.slept).toEqual([3000]);
+    const llm = run.result.accounting.filter((entry) => entry.type === "llm");
+    expect(llm.map((entry) => `${entry.model}:${entry.status}`)).toEqual(["m0:failed", "m1:failed", "m1:ok"]);
+    expect(run.requests.map((request) => request.model)).toEqual(["m0", "m1", "m1"]);
+  });
+
+  it("a rate-limited target is not called again inside its Retry-After window while another target is free", async () => {
+    const run = await runScripted({
+      targets: 2,
+      settings: { maxRetries: 4 },
+      script: [
+        { kind: "error", status: 429, headers: { "retry-after": "30" } },
+        { kind: "error", status: 500 },
+        { kind: "error", status: 503 },
+        { kind: "text", text: "m1 recovered" },
+      ],
+    });
+    expect(run.result.outcome).toBe("COMPLETED_CHAT_ONLY");
+    // m0 asked for 30 s: attempts 3 and 4 (whose rotation starts at m0 and m1) both go to the free m1.
+    const llm = run.result.accounting.filter((entry) => entry.type === "llm");
+    expect(llm.map((entry) => `${entry.model}:${entry.status}`)).toEqual([
+      "m0:failed",
+      "m1:failed",
+      "m1:failed",
+      "m1:ok",
+    ]);
+    expect(run.requests.map((request) => request.model)).toEqual(["m0", "m1", "m1", "m1"]);
+    expect(run.environment.slept).toEqual([]);
   });
 
   it("a rate limit without Retry-After backs off exponentially from 1 s", async () => {

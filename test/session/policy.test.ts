@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
+import { defineFunctionTool } from "../../src/tools/define-function-tool.js";
 import { mcpCall, useMcpTestServer } from "./mcp-session-fixture.js";
-import { call, report } from "./session-harness.js";
+import { call, recordingTools, report, runScripted } from "./session-harness.js";
 
-// The model is reached over HTTP through the OpenAI-compatible client; the tools are a real MCP stdio server.
+// The model is reached over HTTP through the OpenAI-compatible client; the tools are a real MCP stdio server,
+// except where a test needs a tool that reports its own error (an in-process function tool, a real user feature).
 const mcp = useMcpTestServer();
 
 describe("tool policy and cycle rules (seed 002)", () => {
@@ -37,6 +39,83 @@ describe("tool policy and cycle rules (seed 002)", () => {
     });
     expect(run.result.outcome).toBe("COMPLETED_WITH_TOOLS");
     expect(run.executions).toEqual(["record:k"]);
+  });
+
+  it("required: the built-in tool_output does not count, an agent tool that ran and reported an error does", async () => {
+    const executions: string[] = [];
+    const failing = defineFunctionTool({
+      name: "fetch_record",
+      description: "Fetches a record.",
+      inputSchema: { type: "object", properties: { id: { type: "string" } }, required: ["id"] },
+      async execute(input) {
+        executions.push(`fetch_record:${String(input.id)}`);
+        return { text: "no such record", isError: true };
+      },
+    });
+    const run = await runScripted({
+      settings: { toolPolicy: "required", maxFormatRetries: 1 },
+      tools: [...recordingTools(executions), failing],
+      script: [
+        {
+          kind: "tool_calls",
+          calls: [
+            call("tool_output", { handle: "out-1", mode: "read" }, "read-1"),
+            call("final_report", { format: "markdown", content: "nothing to do" }, "report-1"),
+          ],
+        },
+        { kind: "tool_calls", calls: [call("fetch_record", { id: "r1" }), report("r1 does not exist")] },
+      ],
+    });
+    expect(run.unusedSteps).toBe(0);
+    expect(run.result.outcome).toBe("COMPLETED_WITH_TOOLS");
+    expect(run.result.finalReport).toMatchObject({ content: "r1 does not exist", status: "success" });
+    expect(run.result.turns).toBe(2);
+    expect(executions).toEqual(["fetch_record:r1"]);
+    // Turn 1: tool_output ran (and failed on its unknown handle), but the report beside it was refused.
+    const firstValidation = run.writer.entries.find((entry) => entry.state === "VALIDATE_CALLS")!;
+    expect(firstValidation.result).toMatchObject({
+      execute: ["read-1"],
+      planned: [{ id: "report-1", status: "failed", error_code: "CONTRACT_VIOLATION" }],
+    });
+  });
+
+  it("required: tool_output and final_report alone, past the format retries, end FAILED_PROTOCOL_NO_TOOLS", async () => {
+    const run = await runScripted({
+      settings: { toolPolicy: "required", maxFormatRetries: 0 },
+      script: [
+        {
+          kind: "tool_calls",
+          calls: [call("tool_output", { handle: "out-1", mode: "read" }), report("done")],
+        },
+      ],
+    });
+    expect(run.result.outcome).toBe("FAILED_PROTOCOL_NO_TOOLS");
+    expect(run.result.success).toBe(false);
+    expect(run.result.error?.code).toBe("PROTOCOL_NO_TOOLS");
+  });
+
+  it("required: an agent tool call whose input is invalid does not run, so the report beside it is refused", async () => {
+    const run = await mcp.run({
+      settings: { toolPolicy: "required", maxFormatRetries: 0 },
+      script: [
+        {
+          kind: "tool_calls",
+          calls: [
+            call("test__record", {}, "record-1"),
+            call("final_report", { format: "markdown", content: "looked it up" }, "report-1"),
+          ],
+        },
+      ],
+    });
+    expect(run.executions).toEqual([]);
+    expect(run.result.outcome).toBe("FAILED_PROTOCOL_NO_TOOLS");
+    const observed = run.writer.entries.find((entry) => entry.state === "OBSERVE")!;
+    expect(observed.result).toMatchObject({
+      observed: [
+        { id: "record-1", status: "failed", error_code: "TOOL_INPUT_INVALID" },
+        { id: "report-1", status: "failed", error_code: "CONTRACT_VIOLATION" },
+      ],
+    });
   });
 
   it("optional: a chat-only answer completes chat-only", async () => {

@@ -191,7 +191,7 @@ describe("MCP server lifecycle", () => {
     const paged = await testServer({ env: { CHARTER_TEST_MCP_PAGE_SIZE: "2" } }).start();
     const single = await testServer().start();
     expect(paged.map((tool) => tool.manifest)).toEqual(single.map((tool) => tool.manifest));
-    expect(paged).toHaveLength(9);
+    expect(paged).toHaveLength(10);
   });
 
   it("rejects with MCP_SERVER_FAILED (phase start, exit code, stderr) when the server exits before connecting", async () => {

@@ -47,6 +47,15 @@ export function blake3Hex(data: string | Uint8Array): string {
   return hash;
 }
 
+/** BLAKE3 of `first + second` (UTF-8), without building the joined string (a chain step: previous hash + text). */
+export function blake3OfConcatenation(first: string, second: string): string {
+  if (first.length + second.length > scratchTextLimit) return hashBytes(first + second);
+  hasher.init();
+  const firstBytes = scratch.write(first, 0, "utf8");
+  hasher.update(scratch.subarray(0, firstBytes + scratch.write(second, firstBytes, "utf8")));
+  return digestHex();
+}
+
 /** BLAKE3 of the RFC 8785 canonical JSON of a value: Charter's content hash. */
 export function contentHash(value: unknown): string {
   return blake3Hex(canonicalJson(value));

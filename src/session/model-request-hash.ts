@@ -1,7 +1,7 @@
 import type { AgentMessage } from "../contract/agent-message.js";
 import type { RequestParameters } from "../contract/execution-contract.js";
 import { canonicalJson } from "../foundation/canonical-json.js";
-import { blake3Hex, contentHash } from "../foundation/content-hash.js";
+import { blake3OfConcatenation, contentHash } from "../foundation/content-hash.js";
 import type { ModelToolSpec } from "../model/model-client.js";
 
 /** A model request as the session builds it (the `infer` effect), before any provider shapes it. */
@@ -14,29 +14,32 @@ export interface ModelRequest {
   readonly messages: readonly AgentMessage[];
 }
 
-// The conversation only grows between turns and keeps its message objects, so each message's running hash
-// (of the messages up to it) is remembered with the running hash before it: a turn hashes only the messages
-// it added, and the per-turn cost stays flat however long the run (see docs/benchmarks.md).
-const runningHashes = new WeakMap<AgentMessage, { readonly before: string; readonly hash: string }>();
 // Tool specs and request parameters are the same objects turn after turn (the session context's and the
 // contract's): hashed once each.
 const toolsHashes = new WeakMap<readonly ModelToolSpec[], string>();
 const parametersHashes = new WeakMap<RequestParameters, string>();
 
-function messagesHash(messages: readonly AgentMessage[]): string {
+/** The running hash of messages[0, length): `h_0 = ""`, `h_i = blake3Hex(h_{i-1} + canonicalJson(message_i))`. */
+export interface MessagesHash {
+  readonly length: number;
+  readonly hash: string;
+}
+
+/**
+ * The running hash of all of `messages`, continued from `known` when it is the hash of a prefix of them. The
+ * session keeps the conversation's (which only grows) in its state, so a turn hashes only the messages it added
+ * and the per-turn cost stays flat however long the run (see docs/benchmarks.md).
+ */
+export function messagesHash(messages: readonly AgentMessage[], known: MessagesHash | null): MessagesHash {
+  let index = 0;
   let hash = "";
-  for (const message of messages) {
-    const remembered = runningHashes.get(message);
-    if (remembered !== undefined && remembered.before === hash) {
-      hash = remembered.hash;
-      continue;
-    }
-    const before = hash;
-    // `before` is "" or 64 hex digits, so the concatenation is unambiguous.
-    hash = blake3Hex(before + canonicalJson(message));
-    runningHashes.set(message, { before, hash });
+  if (known !== null && known.length <= messages.length) {
+    index = known.length;
+    hash = known.hash;
   }
-  return hash;
+  // `hash` is "" or 64 hex digits, so the concatenation is unambiguous.
+  for (; index < messages.length; index++) hash = blake3OfConcatenation(hash, canonicalJson(messages[index]));
+  return { length: messages.length, hash };
 }
 
 function rememberedHash<Key extends object>(hashes: WeakMap<Key, string>, value: Key): string {
@@ -55,7 +58,7 @@ function rememberedHash<Key extends object>(hashes: WeakMap<Key, string>, value:
  * `["charter.model-request", 1, provider, model, contentHash(parameters), tool_choice, contentHash(tools), m]`, where
  * `m` chains the messages: `h_0 = ""`, `h_i = blake3Hex(h_{i-1} + canonicalJson(message_i))`, `m = h_n`.
  */
-export function modelRequestHash(request: ModelRequest): string {
+export function modelRequestHash(request: ModelRequest, messages: MessagesHash): string {
   // An array of strings and numbers: its canonical JSON is JSON.stringify's, the cheapest path to a hash.
   return contentHash([
     "charter.model-request",
@@ -65,6 +68,8 @@ export function modelRequestHash(request: ModelRequest): string {
     rememberedHash(parametersHashes, request.parameters),
     request.toolChoice,
     rememberedHash(toolsHashes, request.tools),
-    messagesHash(request.messages),
+    messages.length === request.messages.length
+      ? messages.hash
+      : messagesHash(request.messages, messages).hash,
   ]);
 }

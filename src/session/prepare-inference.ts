@@ -1,7 +1,7 @@
 import type { AgentMessage } from "../contract/agent-message.js";
 import { chooseAttemptTarget } from "../model/choose-attempt-target.js";
 import { exceedsContextLimit } from "./context-guard.js";
-import { modelRequestHash } from "./model-request-hash.js";
+import { messagesHash, modelRequestHash } from "./model-request-hash.js";
 import { retryNotices } from "./retry-notices.js";
 import type { SessionContext } from "./session-context.js";
 import type { SessionState } from "./session-state.js";
@@ -60,8 +60,12 @@ export function prepareInference(
   const target = contract.model_targets[targetIndex];
   const toolChoice = forced ? "required" : "auto";
 
+  // The conversation's running hash is carried in the state; notices (never committed) are hashed on top of it.
+  const conversationHash = messagesHash(state.conversation, state.conversationHash ?? null);
+
   const next: SessionState = {
     ...state,
+    conversationHash,
     phase: "INFER",
     attemptInTurn: attempt,
     forcedFinalTurn: forced,
@@ -80,15 +84,18 @@ export function prepareInference(
       messages,
       tools,
       toolChoice,
-      requestHash: modelRequestHash({
-        provider: target?.provider ?? "unknown",
-        model: target?.model ?? "unknown",
-        // The parameters performInference sends: the target's own, else the contract's.
-        parameters: target?.request_parameters ?? contract.request_parameters,
-        toolChoice,
-        tools,
-        messages,
-      }),
+      requestHash: modelRequestHash(
+        {
+          provider: target?.provider ?? "unknown",
+          model: target?.model ?? "unknown",
+          // The parameters performInference sends: the target's own, else the contract's.
+          parameters: target?.request_parameters ?? contract.request_parameters,
+          toolChoice,
+          tools,
+          messages,
+        },
+        conversationHash,
+      ),
       waitMilliseconds,
       metrics: {
         ctx_tokens: ctxTokens,

@@ -22,7 +22,10 @@ export interface SessionCheckpoint {
 }
 
 /** SessionState with its Maps as entry lists, so that it is plain JSON. */
-export type SerializedSessionState = Omit<SessionState, "rateLimitedUntil" | "plannedToolMessages"> & {
+export type SerializedSessionState = Omit<
+  SessionState,
+  "rateLimitedUntil" | "plannedToolMessages" | "conversationHash"
+> & {
   readonly rateLimitedUntil: readonly (readonly [number, number])[];
   readonly plannedToolMessages: readonly (readonly [
     string,
@@ -57,7 +60,7 @@ export function createSessionCheckpoint(
     entry_count: position.entryCount,
     head_hash: position.headHash,
     state: {
-      ...state,
+      ...persistedState(state),
       rateLimitedUntil: [...state.rateLimitedUntil],
       plannedToolMessages: [...state.plannedToolMessages],
     },
@@ -71,4 +74,10 @@ export function restoreSessionState(checkpoint: SessionCheckpoint): SessionState
     rateLimitedUntil: new Map(state.rateLimitedUntil),
     plannedToolMessages: new Map(state.plannedToolMessages),
   };
+}
+
+/** The state without what is derived from it (the conversation's running request hash): never persisted. */
+function persistedState(state: SessionState): Omit<SessionState, "conversationHash"> {
+  const { conversationHash: _derived, ...persisted } = state;
+  return persisted;
 }

@@ -4,6 +4,7 @@ import type { ErrorCode } from "../foundation/error-codes.js";
 import type { ToolExecutionResult } from "../tools/tool-execution-result.js";
 import type { AccountingEntry } from "./accounting-entry.js";
 import type { FinalReport } from "./final-report.js";
+import type { MessagesHash } from "./model-request-hash.js";
 import type { SessionStateName } from "./transcript-sink.js";
 
 /** The context-window counters of seed 000 §2. */
@@ -96,6 +97,12 @@ export interface SessionState {
   readonly outcome: AgentOutcome | null;
   readonly error: SessionError | null;
   readonly accounting: readonly AccountingEntry[];
+  /**
+   * Derived, never persisted: the running hash of `conversation` up to `length` (model-request-hash.ts), kept so
+   * that each request hashes only the messages added since the last one. Absent after a resume: the next request
+   * hashes the whole conversation once.
+   */
+  readonly conversationHash?: MessagesHash;
 }
 
 export function initialSessionState(

@@ -62,7 +62,12 @@ export function configureToolIdempotency(
     return {
       manifest,
       ...(tool.queue !== undefined ? { queue: tool.queue } : {}),
-      execute: (input, context) => tool.execute(input, context),
+      // The source's own retry after a lost connection follows the configured class too, not the server's hints.
+      execute: (input, context) =>
+        tool.execute(input, {
+          ...context,
+          repeatable: idempotency === "read_only" || idempotency === "idempotent",
+        }),
     };
   });
 }

@@ -15,6 +15,12 @@ export interface ToolExecutionContext {
   readonly signal: AbortSignal;
   readonly runId: string;
   readonly callId: string;
+  /**
+   * Whether the call may be sent again when its first delivery is uncertain (a connection lost in flight): the
+   * tool's idempotency class as configuration resolved it (read-only or idempotent). Absent, the source decides
+   * from the tool's own annotations.
+   */
+  readonly repeatable?: boolean;
 }
 
 /** A tool as the registry holds it: its manifest entry (what the contract hashes) and how to run it. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { CharterError } from "../../src/foundation/charter-error.js";
 import { deterministicEnvironment } from "../../src/foundation/environment.js";
+import { configureToolIdempotency } from "../../src/runner/configure-tool-idempotency.js";
 import type { McpHttpTestServer } from "../../src/testing/mcp-http-test-server.js";
 import { createDefaultPipeline } from "../../src/tools/create-default-pipeline.js";
 import type { McpServerHealth } from "../../src/tools/mcp-server-health.js";
@@ -209,6 +210,27 @@ describe("an MCP server over Streamable HTTP", () => {
     const echoed = await pipeline(callContext(registry, "remote__echo", { text: "recovered" }));
     expect(echoed).toMatchObject({ status: "ok", content: "recovered" });
     expect(source.health()).toMatchObject({ state: "healthy" });
+  });
+
+  it("repeats a call lost in flight by the class configuration gives the tool, not by the server's hints", async () => {
+    const server = await testServer();
+    const { source } = remoteSource(server);
+    const registry = new ToolRegistry(
+      configureToolIdempotency(await source.start(), {
+        destructiveTools: ["remote__vanish_read_only"],
+        idempotentTools: ["remote__vanish"],
+      }),
+    );
+
+    // Annotated read-only by the server, destructive by configuration: sent once, never again.
+    const destructive = await pipeline(callContext(registry, "remote__vanish_read_only"));
+    expect(destructive).toMatchObject({ status: "failed", error_code: "MCP_SERVER_FAILED", executed: true });
+    expect(server.executedCalls.map((call) => call.tool)).toEqual(["vanish_read_only"]);
+
+    // Without hints on the server, idempotent by configuration: repeated once on a new session.
+    const idempotent = await pipeline(callContext(registry, "remote__vanish"));
+    expect(idempotent).toMatchObject({ status: "failed", error_code: "MCP_SERVER_FAILED" });
+    expect(server.executedCalls.map((call) => call.tool)).toEqual(["vanish_read_only", "vanish", "vanish"]);
   });
 
   it("marks a server that went away unavailable after backing off, and fails its calls as data", async () => {

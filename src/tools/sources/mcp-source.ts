@@ -184,7 +184,11 @@ export function createMcpSource(
     input: Readonly<Record<string, unknown>>,
     context: ToolExecutionContext,
   ): Promise<ToolOutput> {
-    const repeatable = tool.annotations?.readOnlyHint === true || tool.annotations?.idempotentHint === true;
+    // Configuration may declare the tool otherwise than the server does (a destructive class wins over the server's
+    // idempotentHint): the class the contract holds is the one that decides.
+    const repeatable =
+      context.repeatable ??
+      (tool.annotations?.readOnlyHint === true || tool.annotations?.idempotentHint === true);
     for (let attempt = 1; ; attempt++) {
       const session = await sessionFor(context.signal);
       try {

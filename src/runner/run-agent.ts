@@ -262,7 +262,7 @@ async function runLoadedAgent(
       ...(Object.keys(configuration.toolCache).length > 0
         ? {
             toolCache: {
-              cache: createStoreToolResultCache(context.store),
+              cache: createStoreToolResultCache(context.store, { configuration, cwd: context.cwd }),
               ttlFor: toolCacheTtl(configuration),
             },
           }

@@ -1,14 +1,51 @@
 import type { Configuration } from "../config/configuration-schema.js";
+import { contentHash } from "../foundation/content-hash.js";
 import type { RunStore } from "../store/run-store.js";
 import { toolRequestHash } from "../store/tool-request-hash.js";
 import type { ToolResultCache } from "../tools/stages/cache-stage.js";
 import type { ToolExecutionResult } from "../tools/tool-execution-result.js";
 import type { ToolCallContext } from "../tools/tool-pipeline.js";
 
-/** The read-only tool cache kept in the run store (shared by every run on it), keyed by `toolRequestHash`. */
-export function createStoreToolResultCache(store: RunStore): ToolResultCache {
+/**
+ * The read-only tool cache kept in the run store, which every run on it shares (by default one file for all of a
+ * user's projects). A name alone does not identify a tool across projects: two projects' `fs` servers may serve
+ * different directories with the same tool names and arguments. So the key is the request's `toolRequestHash`
+ * together with a fingerprint of where the tool comes from: the MCP server's definition (command, arguments,
+ * environment, URL) and, for a local server, the directory it runs in; a REST tool's definition. A function tool
+ * (library) is known by its name only.
+ */
+export function createStoreToolResultCache(
+  store: RunStore,
+  sources: { readonly configuration: Configuration; readonly cwd: string },
+): ToolResultCache {
+  const fingerprints = new Map<string, string>();
+  function fingerprintOf(server: string | null, tool: string): string | null {
+    const { configuration, cwd } = sources;
+    let definition: unknown = null;
+    if (server !== null && Object.hasOwn(configuration.mcpServers, server)) {
+      const mcp = configuration.mcpServers[server];
+      // A local server's relative paths and files are resolved in the directory it is started in.
+      definition = { kind: "mcp", definition: mcp, cwd: mcp?.type === "stdio" ? (mcp.cwd ?? cwd) : null };
+    } else if (server === "rest" && Object.hasOwn(configuration.restTools, tool)) {
+      definition = { kind: "rest", definition: configuration.restTools[tool] };
+    }
+    if (definition === null) return null;
+    const name = `${server}\u0000${tool}`;
+    let fingerprint = fingerprints.get(name);
+    if (fingerprint === undefined) {
+      fingerprint = contentHash(definition);
+      fingerprints.set(name, fingerprint);
+    }
+    return fingerprint;
+  }
   return {
-    keyOf: (request) => toolRequestHash(request),
+    keyOf: (request) => {
+      const fingerprint = fingerprintOf(request.server, request.tool);
+      const requestHash = toolRequestHash(request);
+      return fingerprint === null
+        ? requestHash
+        : contentHash({ kind: "charter.tool-cache-key", request: requestHash, source: fingerprint, v: 1 });
+    },
     async get(key, now) {
       const entry = await store.cacheGet(key, now);
       return entry === null ? null : (entry.value as ToolExecutionResult);

@@ -74,4 +74,46 @@ describe("read-only tool cache (issue 4)", () => {
     const third = await run();
     expect(toolEntries(third)[0]?.cache_hit).toBe(false);
   });
+
+  it("never answers one project's call from another project's server of the same name (one store for both)", async () => {
+    server = await startScriptedOpenAIServer({
+      respond: (request) => {
+        const messages = (request.body as { messages: { role: string }[] }).messages;
+        return messages.some((message) => message.role === "tool")
+          ? {
+              kind: "tool_calls",
+              calls: [{ name: "final_report", arguments: { format: "markdown", content: "ok" } }],
+            }
+          : { kind: "tool_calls", calls: [{ name: "test__echo", arguments: { text: "same call" } }] };
+      },
+    });
+    const workspace = (prefix: string) =>
+      recordingWorkspace({
+        prefix,
+        baseUrl: server?.baseUrl ?? "",
+        frontmatter: "models: [local/m]\ntools: [test]",
+        body: "Use the tools.",
+        configuration: { toolCache: { test: "10m" } },
+      });
+    // Both projects call their server `test`, and the same tool with the same arguments; the servers differ.
+    const [first, second] = [await workspace("charter-cache-a-"), await workspace("charter-cache-b-")];
+    const sharedStore = join(first.directory, "shared.db");
+    const environment = deterministicEnvironment();
+    const runIn = async (directory: string) => {
+      const result = await runAgent({
+        agentPath: join(directory, "agent.md"),
+        prompt: "Go.",
+        cwd: directory,
+        runsDirectory: join(directory, "runs"),
+        store: sharedStore,
+        environment,
+      });
+      return result.accounting.find((entry): entry is ToolAccountingEntry => entry.type === "tool")
+        ?.cache_hit;
+    };
+    expect(await runIn(first.directory)).toBe(false);
+    expect(await runIn(second.directory)).toBe(false);
+    expect(await runIn(first.directory)).toBe(true);
+    expect(await runIn(second.directory)).toBe(true);
+  });
 });

@@ -10,6 +10,7 @@ import type { StoppedRunStatus } from "../store/run-record.js";
 import type { RunStore } from "../store/run-store.js";
 import type { StoreTranscriptWriter } from "../store/store-transcript-writer.js";
 import { toolRequestHash } from "../store/tool-request-hash.js";
+import type { ToolExecutionResult } from "../tools/tool-execution-result.js";
 
 /** How a stored run is invoked again on resume: the agent file, configuration and overrides it ran with. */
 export interface RunInvocation {
@@ -41,8 +42,14 @@ export function createDurableRunHooks(options: {
   readonly invocation: RunInvocation;
   /** The checkpoint a resumed run continues from: the accounting it holds is stored already. */
   readonly resumedFrom?: SessionCheckpoint;
+  /**
+   * Results a resumed run answers calls with from the store (the calls completed before the process stopped): the
+   * very objects the executor returns for them, which are stored already and must not be stored twice.
+   */
+  readonly storedResults?: readonly ToolExecutionResult[];
 }) {
   const { store, writer, runId } = options;
+  const storedResults = new WeakSet<ToolExecutionResult>(options.storedResults ?? []);
   let accountingCommitted = options.resumedFrom?.state.accounting.length ?? 0;
   let previous: { readonly checkpoint: SessionCheckpoint; readonly seq: number } | null = null;
   let deltasSinceWhole = 0;
@@ -92,7 +99,9 @@ export function createDurableRunHooks(options: {
           unstoredResults = [];
         }
         const result = await executor(call, context);
-        if (result.error_code === "APPROVAL_REQUIRED") return result;
+        // Every other answer is stored, those a resume guard gives without running the call (outcome unknown,
+        // denied) included: a later resume must see this call answered, or it would take it for the one in flight.
+        if (result.error_code === "APPROVAL_REQUIRED" || storedResults.has(result)) return result;
         unstoredResults.push({
           turn: context.turn,
           callId: call.id,

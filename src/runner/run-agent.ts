@@ -313,7 +313,9 @@ async function runLoadedAgent(
       writer: storeWriter,
       runId,
       invocation: context.invocation,
-      ...(resume !== null ? { resumedFrom: resume.checkpoint } : {}),
+      ...(resume !== null
+        ? { resumedFrom: resume.checkpoint, storedResults: resume.completed.map((call) => call.result) }
+        : {}),
     });
     const guard = {
       manifest: prepared.contract.tool_manifest,
@@ -336,7 +338,8 @@ async function runLoadedAgent(
           ? createTeeTranscriptWriter([createJsonlTranscriptWriter(runDirectory), storeWriter])
           : storeWriter,
       checkpoint: durable.checkpoint,
-      wrapToolExecutor: (executor) => guardToolCalls(durable.wrapToolExecutor(executor), guard),
+      // The durable layer outside the guard: the guard's own answers are stored like any result.
+      wrapToolExecutor: (executor) => durable.wrapToolExecutor(guardToolCalls(executor, guard)),
       beforeClose: durable.finish,
       ...(resume !== null
         ? {

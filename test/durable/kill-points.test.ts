@@ -121,6 +121,47 @@ describe("kill -9 in the middle of a tool configured idempotent", () => {
   });
 });
 
+describe("kill -9 twice within one turn's tool calls", () => {
+  it("a call answered 'outcome unknown' on the first resume is not taken for the call in flight on the second", async () => {
+    const { directory, recordFile, store } = await durableWorkspace([
+      {
+        kind: "tool_calls",
+        calls: [
+          { name: "test__record_until_released", arguments: { key: "first" } },
+          { name: "test__record_until_released", arguments: { key: "second" } },
+        ],
+      },
+      finalReport("both attempted"),
+    ]);
+    const run = startCharter(runArguments(directory, store), directory);
+    await fileSatisfies(recordFile, (text) => text.includes('"first"'));
+    await killChild(run);
+    const runId = await onlyRunId(store);
+
+    // The first resume answers `first` without running it (it may have run) and starts `second`: killed there.
+    const resumedRun = startCharter(["resume", runId, "--json", "--store", store], directory);
+    await fileSatisfies(recordFile, (text) => text.includes('"second"'));
+    await killChild(resumedRun);
+    await writeFile(`${recordFile}.release`, "");
+    const committed = await storedChain(store, runId);
+
+    const result = await resumeAndCheck(store, runId, committed);
+    // Both answers are "outcome unknown" (neither call is known to have run), so no tool counts as executed.
+    expect(result).toMatchObject({
+      outcome: "COMPLETED_CHAT_ONLY",
+      finalReport: { content: "both attempted" },
+    });
+    // Neither call ran twice: `second`, in flight at the second kill, is answered as unknown too.
+    expect((await records(recordFile)).map((record) => record.key)).toEqual(["first", "second"]);
+    const toolMessages = result.conversation.filter(
+      (message) => message.role === "tool" && message.tool_name === "test__record_until_released",
+    );
+    expect(
+      toolMessages.map((message) => message.content.startsWith("(tool failed: outcome unknown")),
+    ).toEqual([true, true]);
+  });
+});
+
 describe("kill -9 of a resumed process", () => {
   it("killed again while resumed, a second resume completes: every side effect once, the chain kept", async () => {
     const killFirst = signal();

@@ -47,8 +47,12 @@ export async function createLiveToolExecutor(
     outputStore: null,
   });
   return {
-    // As runAgent's approval guard reads them: the agent file's list, else the configuration's.
-    tools: { executor, destructiveTools: agent.settings.destructiveTools ?? defaults.destructiveTools ?? [] },
+    // As runAgent's approval guard reads them: `--set`, else the agent file's list, else the configuration's.
+    tools: {
+      executor,
+      destructiveTools:
+        overrides.destructiveTools ?? agent.settings.destructiveTools ?? defaults.destructiveTools ?? [],
+    },
     close: async () => void (await Promise.allSettled(sources.map((source) => source.close()))),
   };
 }

@@ -235,11 +235,14 @@ async function runLoadedAgent(
     }
 
     const models = targets.map((target) => createModelClient(target, { environment }));
-    // Each key as the approval settings read it: the agent file's list, else the configuration defaults'.
+    // Each key with the precedence of every setting: `--set`, else the agent file's list, else the configuration
+    // defaults'. They decide approvals and repeats, so an override must never be accepted and then ignored.
     const idempotencySettings = {
-      readOnlyTools: agent.settings.readOnlyTools ?? defaults.readOnlyTools ?? [],
-      idempotentTools: agent.settings.idempotentTools ?? defaults.idempotentTools ?? [],
-      destructiveTools: agent.settings.destructiveTools ?? defaults.destructiveTools ?? [],
+      readOnlyTools: overrides.readOnlyTools ?? agent.settings.readOnlyTools ?? defaults.readOnlyTools ?? [],
+      idempotentTools:
+        overrides.idempotentTools ?? agent.settings.idempotentTools ?? defaults.idempotentTools ?? [],
+      destructiveTools:
+        overrides.destructiveTools ?? agent.settings.destructiveTools ?? defaults.destructiveTools ?? [],
     };
     const prepared = prepareAgent({
       agent: { id: agent.id, systemPrompt: agent.systemPrompt, settings: agent.settings },
@@ -320,7 +323,8 @@ async function runLoadedAgent(
     const guard = {
       manifest: prepared.contract.tool_manifest,
       destructiveTools: idempotencySettings.destructiveTools,
-      preApprovedTools: agent.settings.approvedTools ?? defaults.approvedTools ?? [],
+      preApprovedTools:
+        overrides.approvedTools ?? agent.settings.approvedTools ?? defaults.approvedTools ?? [],
       ...(resume !== null
         ? {
             decisions: resume.decisions,

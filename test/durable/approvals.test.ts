@@ -186,6 +186,25 @@ describe("stored results are reused only for the same turn, call id and request"
   });
 });
 
+describe("the safety settings follow the precedence of every setting", () => {
+  it("--set destructiveTools makes a tool the agent file does not name wait for an approval", async () => {
+    const { directory, recordFile, charter } = await setUp([erase("call_erase", "erase"), finish], "");
+    const runWith = (...set: string[]) =>
+      charter([
+        "run",
+        join(directory, "agent.md"),
+        "Erase.",
+        "--json",
+        "--runs-dir",
+        join(directory, "runs"),
+        ...set.flatMap((assignment) => ["--set", assignment]),
+      ]);
+    const stopped = JSON.parse((await runWith("destructiveTools=test__record")).stdout) as AIAgentResult;
+    expect(stopped).toMatchObject({ outcome: "INTERRUPTED", error: { code: "APPROVAL_REQUIRED" } });
+    expect((await readFile(recordFile, "utf8")).trim()).toBe("");
+  });
+});
+
 describe("a refused resume keeps the approval state", () => {
   it("a resume refused for a changed contract leaves the run waiting for the same call", async () => {
     const { directory, recordFile, charter, run } = await setUp([erase("call_erase", "erase"), finish]);

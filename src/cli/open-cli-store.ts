@@ -8,10 +8,15 @@ import type { RunStore } from "../store/run-store.js";
  * configuration's `store` (from `--config FILE` and the layers found from the working directory), else
  * `CHARTER_DATABASE_URL`, else `~/.charter/charter.db`.
  */
-export async function openCliStore(values: { store?: string; config?: string }): Promise<RunStore> {
+export async function openCliStore(
+  values: { store?: string; config?: string },
+  streams: { readonly binaryDirectory?: string },
+): Promise<RunStore> {
   const location = await selectRunStore({
     store: values.store,
     ...(values.config !== undefined ? { configPath: values.config } : {}),
+    // The configuration beside the `charter` command counts here as it does for `charter run`.
+    ...(streams.binaryDirectory !== undefined ? { binaryDirectory: streams.binaryDirectory } : {}),
   });
   return openRunStore({ ...location, environment: systemEnvironment });
 }

@@ -14,15 +14,29 @@ import { openCliStore } from "./open-cli-store.js";
 async function replayById(
   runId: string,
   values: { "runs-dir"?: string; store?: string; config?: string; "live-tools"?: boolean },
+  streams: CliStreams,
 ) {
-  const store = await openCliStore(values);
+  const store = await openCliStore(values, streams);
   try {
     if ((await store.getRun(runId)) !== null)
       return await replayStoredRun(store, runId, { liveTools: values["live-tools"] === true });
   } finally {
     await store.close();
   }
+  if (values["live-tools"] === true) throw liveToolsNeedTheStore(runId);
   return replayRunDirectory(join(values["runs-dir"] ?? join(homedir(), ".charter", "runs"), runId));
+}
+
+/**
+ * `--live-tools` starts the run's tools from the invocation the run store records; a run directory records none,
+ * so it would replay offline while claiming live tools.
+ */
+function liveToolsNeedTheStore(target: string): CharterError {
+  return new CharterError(
+    "ARGUMENT_INVALID",
+    `--live-tools replays runs from the run store only, and ${target} is not a run in it`,
+    { details: { argument: "live-tools", target, reason: "not_in_store" } },
+  );
 }
 
 /** `charter replay <run-id|run-dir>`: re-runs a recorded run with no network and compares every entry. */
@@ -37,9 +51,10 @@ export async function replayCommand(
       details: { argument: "run" },
     });
   }
+  if (values["live-tools"] === true && existsSync(target)) throw liveToolsNeedTheStore(target);
   const report = existsSync(target)
     ? await replayRunDirectory(resolve(target))
-    : await replayById(target, values);
+    : await replayById(target, values, streams);
   if (values.json) streams.stdout.write(`${JSON.stringify(report)}\n`);
   else streams.stdout.write(describeReplay(report, values["live-tools"] === true));
   // A tool that answers differently live is a finding too: scripts see it in the exit code.

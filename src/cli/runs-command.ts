@@ -13,7 +13,7 @@ export async function runsCommand(
   streams: CliStreams,
 ): Promise<number> {
   const [subcommand, runId] = positionals;
-  const store = await openCliStore(values);
+  const store = await openCliStore(values, streams);
   try {
     if (subcommand === "list") {
       const limit = values.limit === undefined ? 50 : Number(values.limit);

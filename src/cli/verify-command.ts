@@ -9,8 +9,12 @@ import { exitCodes } from "./exit-code.js";
 import { openCliStore } from "./open-cli-store.js";
 
 /** A run id: the run store first, then the runs directory. */
-async function verifyById(runId: string, values: { "runs-dir"?: string; store?: string; config?: string }) {
-  const store = await openCliStore(values);
+async function verifyById(
+  runId: string,
+  values: { "runs-dir"?: string; store?: string; config?: string },
+  streams: CliStreams,
+) {
+  const store = await openCliStore(values, streams);
   try {
     if ((await store.getRun(runId)) !== null) return await verifyStoredRun(store, runId);
   } finally {
@@ -33,7 +37,7 @@ export async function verifyCommand(
   }
   const report = existsSync(target)
     ? await verifyRunDirectory(resolve(target))
-    : await verifyById(target, values);
+    : await verifyById(target, values, streams);
   if (values.json) streams.stdout.write(`${JSON.stringify(report)}\n`);
   else if (report.ok) streams.stdout.write(`verified: ${report.entries} entries, head ${report.head_hash}\n`);
   else {

@@ -58,6 +58,7 @@ export async function resumeStoredRun(options: ResumeStoredRunOptions): Promise<
     ...(options.homeDirectory !== undefined ? { homeDirectory: options.homeDirectory } : {}),
     ...(options.etcDirectory !== undefined ? { etcDirectory: options.etcDirectory } : {}),
     ...(options.processEnvironment !== undefined ? { processEnvironment: options.processEnvironment } : {}),
+    ...(options.binaryDirectory !== undefined ? { binaryDirectory: options.binaryDirectory } : {}),
   });
   const store = await openRunStore({ ...location, environment });
   let prepared: {

@@ -29,7 +29,11 @@ describe("configuration layer 4: the directory of the charter command", () => {
     await symlink(charterBinary, join(bin, "charter"));
     await writeFile(
       join(bin, ".charter.json"),
-      JSON.stringify({ providers: localModelProvider(server.baseUrl) }),
+      // The store too: every command run through this `charter` must find the runs there (not in HOME's).
+      JSON.stringify({
+        providers: localModelProvider(server.baseUrl),
+        store: { path: join(bin, "runs.db") },
+      }),
     );
     await writeFile(join(agents, "agent.md"), agentFile("models: [local/m]"));
 
@@ -42,7 +46,7 @@ describe("configuration layer 4: the directory of the charter command", () => {
         "--runs-dir",
         join(root, "runs"),
       ],
-      { script: join(bin, "charter"), cwd: work },
+      { script: join(bin, "charter"), cwd: work, env: { HOME: root } },
     );
     const result = JSON.parse(run.stdout) as AIAgentResult;
     expect(result).toMatchObject({
@@ -53,5 +57,12 @@ describe("configuration layer 4: the directory of the charter command", () => {
     expect(run.exitCode).toBe(0);
     expect(server.requests).toHaveLength(1);
     expect(result.accounting[0]).toMatchObject({ type: "llm", provider: "local", model: "m" });
+
+    const charter = (argv: readonly string[]) =>
+      charterProcess(argv, { script: join(bin, "charter"), cwd: work, env: { HOME: root } });
+    const listed = JSON.parse((await charter(["runs", "list", "--json"])).stdout) as { runId: string }[];
+    expect(listed.map((stored) => stored.runId)).toEqual([result.runId]);
+    const verified = JSON.parse((await charter(["verify", result.runId, "--json"])).stdout);
+    expect(verified).toMatchObject({ ok: true, head_hash: result.transcript.headHash });
   });
 });

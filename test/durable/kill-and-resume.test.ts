@@ -185,6 +185,17 @@ describe("replay --live-tools", () => {
     });
     // The side effect happened once, in the run: the replay did not repeat it.
     expect((await records(recordFile)).map((record) => record.key)).toEqual(["once"]);
+
+    // A run directory records no invocation to start the tools from: refused, rather than replayed offline
+    // under a live-tools report.
+    const fromDirectory = await cli([
+      "replay",
+      join(directory, "runs", result.runId),
+      "--live-tools",
+      "--json",
+    ]);
+    expect(fromDirectory.exitCode).toBe(4);
+    expect(fromDirectory.stdout).toBe("");
   });
 
   it("never re-executes a destructive call the user denied", async () => {

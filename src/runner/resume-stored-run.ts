@@ -4,6 +4,7 @@ import type { AIAgentResult } from "../session/agent-result.js";
 import type { CharterEvent } from "../session/charter-event.js";
 import type { SessionCheckpoint } from "../session/session-checkpoint.js";
 import { openRunStore } from "../store/open-run-store.js";
+import type { RunStatus } from "../store/run-record.js";
 import type { RunInvocation } from "./durable-run-hooks.js";
 import { loadSessionCheckpoint } from "./load-session-checkpoint.js";
 import { readPendingApprovals } from "./read-pending-approvals.js";
@@ -67,6 +68,7 @@ export async function resumeStoredRun(options: ResumeStoredRunOptions): Promise<
     transcriptCreatedAt: string;
     continueFrom: { entryCount: number; headHash: string };
     contractHash: string;
+    status: RunStatus;
   } & ResumedToolCalls;
   try {
     const run = await store.getRun(options.runId);
@@ -118,6 +120,7 @@ export async function resumeStoredRun(options: ResumeStoredRunOptions): Promise<
       transcriptCreatedAt: run.header.created_at,
       continueFrom: { entryCount: run.entryCount, headHash: run.headHash },
       contractHash: run.contractHash,
+      status: run.status,
       ...resumedCalls,
     };
   } finally {
@@ -145,6 +148,7 @@ export async function resumeStoredRun(options: ResumeStoredRunOptions): Promise<
       transcriptCreatedAt: prepared.transcriptCreatedAt,
       continueFrom: prepared.continueFrom,
       contractHash: prepared.contractHash,
+      status: prepared.status,
       decisions: prepared.decisions,
       completed: prepared.completed,
       possiblyInFlight: prepared.possiblyInFlight,

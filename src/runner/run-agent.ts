@@ -17,6 +17,7 @@ import type { SessionCheckpoint } from "../session/session-checkpoint.js";
 import type { SessionState } from "../session/session-state.js";
 import type { TransitionOutput } from "../session/transition-output.js";
 import { openRunStore } from "../store/open-run-store.js";
+import type { RunStatus } from "../store/run-record.js";
 import type { RunStore } from "../store/run-store.js";
 import { createStoreTranscriptWriter } from "../store/store-transcript-writer.js";
 import type { RegisteredTool, ToolSource } from "../tools/tool-definition.js";
@@ -100,6 +101,8 @@ interface RunContext {
 /** What `charter resume` asks of the top-level run. */
 export interface ResumeRequest {
   readonly checkpoint: SessionCheckpoint;
+  /** The run's status when the resume read it: reopened only from that status and that chain end. */
+  readonly status: RunStatus;
   /** The stored chain's end, which the resumed session continues, and the contract it must run under. */
   readonly continueFrom: { readonly entryCount: number; readonly headHash: string };
   readonly contractHash: string;
@@ -301,7 +304,7 @@ async function runLoadedAgent(
     }
     // Reopened only now, once the agent, configuration, tool servers and contract hash have all passed: a resume
     // refused before its session starts leaves the run as it was (awaiting its approval, say).
-    if (resume !== null) await context.store.reopenRun(runId);
+    if (resume !== null) await reopenForResume(context.store, runId, resume);
     const runDirectory = join(context.runsDirectory, runId);
     const storeWriter = createStoreTranscriptWriter({
       store: context.store,
@@ -371,5 +374,23 @@ async function runLoadedAgent(
     return preflightFailureResult(runId, error, environment.now(), redactor);
   } finally {
     await Promise.allSettled(sources.map((source) => source.close()));
+  }
+}
+
+/**
+ * Reopens the run a resume read, only if it is still as read (same status, same chain end): of two resumes of one
+ * run, the one that gets there second changes nothing and is refused with RUN_NOT_RESUMABLE.
+ */
+async function reopenForResume(store: RunStore, runId: string, resume: ResumeRequest): Promise<void> {
+  try {
+    await store.reopenRun(runId, { from: [resume.status], expected: resume.continueFrom });
+  } catch (error) {
+    const reason = CharterError.isInstance(error) ? error.details.reason : undefined;
+    if (reason !== "chain_mismatch" && reason !== "status_not_allowed") throw error;
+    throw new CharterError(
+      "RUN_NOT_RESUMABLE",
+      `run ${runId} changed while this resume was starting (another resume continued it)`,
+      { details: { runId, reason: "concurrent_resume" }, cause: error },
+    );
   }
 }

@@ -136,7 +136,8 @@ export function createKyselyRunStore(options: KyselyRunStoreOptions): RunStore {
     reopenRun: (runId, reopen = {}) =>
       guard("reopenRun", { runId }, async () => {
         const from = reopen.from ?? reopenableStatuses;
-        const row = await database
+        const expected = reopen.expected;
+        let update = database
           .updateTable("charter_runs")
           .set({
             status: "running",
@@ -147,19 +148,32 @@ export function createKyselyRunStore(options: KyselyRunStoreOptions): RunStore {
             updated_at: environment.now(),
           })
           .where("run_id", "=", runId)
-          .where("status", "in", [...from])
-          .returning("run_id")
-          .executeTakeFirst();
+          .where("status", "in", [...from]);
+        if (expected !== undefined) {
+          update = update
+            .where("entry_count", "=", expected.entryCount)
+            .where("head_hash", "=", expected.headHash);
+        }
+        const row = await update.returning("run_id").executeTakeFirst();
         if (row !== undefined) {
           const reopened = await readRun(runId);
           if (reopened !== null) return reopened;
         }
         const current = await database
           .selectFrom("charter_runs")
-          .select("status")
+          .select(["status", "entry_count", "head_hash"])
           .where("run_id", "=", runId)
           .executeTakeFirst();
         if (current === undefined) throw runNotFound(runId);
+        if (expected !== undefined && (from as readonly string[]).includes(current.status)) {
+          throw storeError("chain_mismatch", `run ${runId} moved on since it was read: not reopened`, {
+            runId,
+            expectedEntryCount: expected.entryCount,
+            entryCount: current.entry_count,
+            expectedHead: expected.headHash,
+            storedHead: current.head_hash,
+          });
+        }
         throw storeError("status_not_allowed", `run ${runId} is ${current.status} and cannot be reopened`, {
           runId,
           status: current.status,

@@ -46,8 +46,18 @@ export interface RunStore {
   appendCommit(batch: CommitBatch): Promise<CommitReceipt>;
   /** Stores the last batch and stops the run (status, outcome, final report), in one transaction. */
   finishRun(finish: RunFinish): Promise<CommitReceipt>;
-  /** Makes a stopped run `running` again (to resume it). Refuses a status outside `from`. */
-  reopenRun(runId: string, options?: { readonly from?: readonly RunStatus[] }): Promise<RunRecord>;
+  /**
+   * Makes a stopped run `running` again (to resume it). Refuses a status outside `from` (`status_not_allowed`), and,
+   * with `expected`, a run whose stored chain no longer ends there (`chain_mismatch`: another resume got there
+   * first); a refused reopen changes nothing.
+   */
+  reopenRun(
+    runId: string,
+    options?: {
+      readonly from?: readonly RunStatus[];
+      readonly expected?: { readonly entryCount: number; readonly headHash: string };
+    },
+  ): Promise<RunRecord>;
 
   getRun(runId: string): Promise<RunRecord | null>;
   listRuns(query?: RunQuery): Promise<RunSummary[]>;

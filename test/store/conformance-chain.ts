@@ -355,7 +355,20 @@ export function describeChainConformance({ current }: ConformanceContext): void 
       await store.finishRun({ runId: "run-finish", status: "completed", outcome: "COMPLETED_WITH_TOOLS" });
       const notAllowed = await charterErrorOf(store.reopenRun("run-finish"));
       expect(notAllowed.details.reason).toBe("status_not_allowed");
-      expect((await store.reopenRun("run-finish", { from: ["completed"] })).status).toBe("running");
+      // A resume that read the run before another one moved it on reopens nothing.
+      const moved = await charterErrorOf(
+        store.reopenRun("run-finish", {
+          from: ["completed"],
+          expected: { entryCount: 5, headHash: "0".repeat(64) },
+        }),
+      );
+      expect(moved.details.reason).toBe("chain_mismatch");
+      expect((await store.getRun("run-finish"))?.status).toBe("completed");
+      const stored = await store.getRun("run-finish");
+      const asRead = { entryCount: stored?.entryCount ?? -1, headHash: stored?.headHash ?? "" };
+      expect((await store.reopenRun("run-finish", { from: ["completed"], expected: asRead })).status).toBe(
+        "running",
+      );
       expect((await charterErrorOf(store.reopenRun("run-nobody"))).code).toBe("RUN_NOT_FOUND");
       const running = await charterErrorOf(
         store.finishRun({ runId: "run-finish", status: "running" as "completed", outcome: null }),

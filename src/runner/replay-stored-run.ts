@@ -32,10 +32,11 @@ export async function replayStoredRun(
     const checkpoint = await store.latestCheckpoint(runId);
     const invocation = (checkpoint?.document as { invocation?: RunInvocation } | undefined)?.invocation;
     if (invocation === undefined) {
+      // Not a resume: the replay itself is fine, only `--live-tools` has nothing to start the tools from.
       throw new CharterError(
-        "RUN_NOT_RESUMABLE",
-        `run ${runId} has no recorded invocation to start its tools from`,
-        { details: { runId } },
+        "ARGUMENT_INVALID",
+        `--live-tools: run ${runId} has no recorded invocation to start its tools from`,
+        { details: { runId, argument: "live-tools", reason: "no_invocation" } },
       );
     }
     live = await createLiveToolExecutor(invocation, contract.data);

@@ -3,6 +3,7 @@ import { watch } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { resumeStoredRun } from "../../src/runner/resume-stored-run.js";
 import type { AIAgentResult } from "../../src/session/agent-result.js";
 import {
   type ScriptedOpenAIServer,
@@ -109,11 +110,18 @@ describe("an approval applies to the exact pending call, once", () => {
   });
 
   it("a decision for a call that is not pending is refused, and the run keeps waiting", async () => {
-    const { recordFile, charter, run } = await setUp([erase("call_erase", "erase")]);
+    const { directory, recordFile, store, charter, run } = await setUp([erase("call_erase", "erase")]);
     const stopped = parsed(await run());
     const refused = await charter(["resume", stopped.runId, "--approve", "call_other"]);
     expect(refused.exitCode).toBe(4);
-    expect(refused.stderr).toContain("ARGUMENT_INVALID");
+    const error = await resumeStoredRun({
+      runId: stopped.runId,
+      store,
+      approve: ["call_other"],
+      cwd: directory,
+      homeDirectory: directory,
+    }).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: "ARGUMENT_INVALID", details: { reason: "not_pending" } });
     const shown = JSON.parse((await charter(["runs", "show", stopped.runId, "--json"])).stdout);
     expect(shown).toMatchObject({ status: "awaiting_approval", statusReason: "approval_required" });
     expect(await recordedKeys(recordFile)).toEqual([]);

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { PassThrough, Writable } from "node:stream";
@@ -137,4 +137,12 @@ export async function recordingWorkspace(options: {
     }),
   );
   return { directory, recordFile };
+}
+
+/** The executions the MCP test server's `record` tools appended to the workspace's record file, in order. */
+export async function records(file: string): Promise<{ tool: string; key: string }[]> {
+  return (await readFile(file, "utf8"))
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => JSON.parse(line));
 }

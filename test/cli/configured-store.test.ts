@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { mkdtemp, readFile } from "node:fs/promises";
+import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -9,7 +9,7 @@ import {
   startScriptedOpenAIServer,
 } from "../../src/testing/scripted-openai-server.js";
 import type { ScriptedStep } from "../../src/testing/scripted-openai-step.js";
-import { charterProcess, recordingWorkspace } from "./cli-harness.js";
+import { charterProcess, recordingWorkspace, records } from "./cli-harness.js";
 
 /**
  * Which run store each command uses: `charter run` and every command that reads runs afterwards (`runs`,
@@ -23,11 +23,8 @@ afterEach(async () => {
   server = null;
 });
 
-async function records(file: string): Promise<string[]> {
-  return (await readFile(file, "utf8"))
-    .split("\n")
-    .filter((line) => line !== "")
-    .map((line) => (JSON.parse(line) as { key: string }).key);
+async function recordedKeys(file: string): Promise<string[]> {
+  return (await records(file)).map((record) => record.key);
 }
 
 /** A workspace whose `.charter.json` names its store; `CHARTER_DATABASE_URL` names another, in another file. */
@@ -87,7 +84,7 @@ describe("the run store named in configuration", () => {
     expect(resumed.exitCode).toBe(0);
     const result = JSON.parse(resumed.stdout) as AIAgentResult;
     expect(result).toMatchObject({ outcome: "COMPLETED_WITH_TOOLS", finalReport: { content: "erased" } });
-    expect(await records(recordFile)).toEqual(["erase"]);
+    expect(await recordedKeys(recordFile)).toEqual(["erase"]);
 
     // The resumed chain is in the configured store only (the run directory holds the run as first written).
     const verified = await charter(["verify", stopped.runId, "--json"]);

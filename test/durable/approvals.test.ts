@@ -1,7 +1,5 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { watch } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { resumeStoredRun } from "../../src/runner/resume-stored-run.js";
 import type { AIAgentResult } from "../../src/session/agent-result.js";
@@ -11,18 +9,23 @@ import {
 } from "../../src/testing/scripted-openai-server.js";
 import type { ScriptedStep } from "../../src/testing/scripted-openai-step.js";
 import { cli, localModelProvider, recordingWorkspace } from "../cli/cli-harness.js";
+import {
+  closeDurableHarness,
+  fileSatisfies,
+  killChild,
+  records,
+  runArguments,
+  startCharter,
+} from "./durable-harness.js";
 
 /**
  * Approvals of destructive calls through the CLI, against the scripted model and the real MCP test server (which
  * records every execution of `record`): a decision applies to the exact call it was given for, once; a refused
  * resume keeps the run waiting; the user sees what they approve.
  */
-const binary = resolve(import.meta.dirname, "../../dist/cli/main.js");
 let server: ScriptedOpenAIServer | null = null;
-let child: ChildProcess | null = null;
 afterEach(async () => {
-  child?.kill("SIGKILL");
-  child = null;
+  await closeDurableHarness();
   await server?.close();
   server = null;
 });
@@ -70,10 +73,7 @@ const finish: ScriptedStep = {
 };
 
 async function recordedKeys(file: string): Promise<string[]> {
-  return (await readFile(file, "utf8"))
-    .split("\n")
-    .filter((line) => line !== "")
-    .map((line) => (JSON.parse(line) as { key: string }).key);
+  return (await records(file)).map((record) => record.key);
 }
 
 function parsed(output: { stdout: string }): AIAgentResult {
@@ -150,33 +150,9 @@ describe("stored results are reused only for the same turn, call id and request"
       ],
       "",
     );
-    const inFlight = new Promise<void>((resolveStart) => {
-      const watcher = watch(recordFile, async () => {
-        if ((await recordedKeys(recordFile)).includes("in-flight")) {
-          watcher.close();
-          resolveStart();
-        }
-      });
-    });
-    child = spawn(
-      process.execPath,
-      [
-        binary,
-        "run",
-        join(directory, "agent.md"),
-        "Go.",
-        "--json",
-        "--store",
-        store,
-        "--runs-dir",
-        join(directory, "runs"),
-      ],
-      { cwd: directory, stdio: "ignore" },
-    );
-    const exited = new Promise<void>((resolveExit) => child?.on("exit", () => resolveExit()));
-    await inFlight;
-    child.kill("SIGKILL");
-    await exited;
+    const run = startCharter(runArguments(directory, store), directory);
+    await fileSatisfies(recordFile, (text) => text.includes('"in-flight"'));
+    await killChild(run);
     const [listed] = JSON.parse((await charter(["runs", "list", "--json"])).stdout) as { runId: string }[];
 
     const resumed = parsed(await charter(["resume", listed!.runId, "--json"]));

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { watch } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import Database from "better-sqlite3";
 import { expect } from "vitest";
 import { systemEnvironment } from "../../src/foundation/environment.js";
@@ -12,14 +12,13 @@ import {
   startScriptedOpenAIServer,
 } from "../../src/testing/scripted-openai-server.js";
 import type { ScriptedStep } from "../../src/testing/scripted-openai-step.js";
-import { cli, recordingWorkspace } from "../cli/cli-harness.js";
+import { charterBinary, cli, recordingWorkspace } from "../cli/cli-harness.js";
 
 /**
  * Durable runs for real: `charter run` (or `charter resume`) as a child process against the scripted model and
  * the real MCP test server, which records every tool execution. One server and one child at a time; the test
  * file calls `closeDurableHarness` after each test.
  */
-const binary = resolve(import.meta.dirname, "../../dist/cli/main.js");
 let server: ScriptedOpenAIServer | null = null;
 let child: ChildProcess | null = null;
 
@@ -84,7 +83,10 @@ export function runArguments(directory: string, store: string, task = "Go."): st
 
 /** Starts `charter <argv>` as a child process (the one this harness kills). */
 export function startCharter(argv: readonly string[], cwd: string): { exited: Promise<number | null> } {
-  const started = spawn(process.execPath, [binary, ...argv], { cwd, stdio: ["ignore", "pipe", "pipe"] });
+  const started = spawn(process.execPath, [charterBinary, ...argv], {
+    cwd,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   child = started;
   started.stdout?.resume();
   started.stderr?.resume();
@@ -132,12 +134,8 @@ export async function onlyRunId(store: string): Promise<string> {
   return runs[0]!.runId;
 }
 
-export async function records(file: string): Promise<{ tool: string; key: string }[]> {
-  return (await readFile(file, "utf8"))
-    .split("\n")
-    .filter((line) => line !== "")
-    .map((line) => JSON.parse(line));
-}
+// The record file of the MCP test server, kept with the workspace it belongs to.
+export { records } from "../cli/cli-harness.js";
 
 /** The hashes of the run's stored chain, in order. */
 export async function storedChain(store: string, runId: string): Promise<string[]> {

@@ -8,6 +8,7 @@ import {
   type ScriptedOpenAIServer,
   startScriptedOpenAIServer,
 } from "../../src/testing/scripted-openai-server.js";
+import type { ScriptedStep } from "../../src/testing/scripted-openai-step.js";
 import { recordingWorkspace } from "../cli/cli-harness.js";
 
 let server: ScriptedOpenAIServer | null = null;
@@ -16,24 +17,26 @@ afterEach(async () => {
   server = null;
 });
 
+/** Every run: the model makes `calls`, then reports once it has tool results (the server serves any number of runs). */
+function callsThenReport(calls: { name: string; arguments: Record<string, unknown> }[]) {
+  return (request: { body: unknown }): ScriptedStep => {
+    const messages = (request.body as { messages: { role: string }[] }).messages;
+    return messages.some((message) => message.role === "tool")
+      ? {
+          kind: "tool_calls",
+          calls: [{ name: "final_report", arguments: { format: "markdown", content: "ok" } }],
+        }
+      : { kind: "tool_calls", calls };
+  };
+}
+
 describe("read-only tool cache (issue 4)", () => {
   it("serves read-only tools from the run store within the TTL; never caches other tools", async () => {
     server = await startScriptedOpenAIServer({
-      respond: (request) => {
-        const messages = (request.body as { messages: { role: string }[] }).messages;
-        return messages.some((message) => message.role === "tool")
-          ? {
-              kind: "tool_calls",
-              calls: [{ name: "final_report", arguments: { format: "markdown", content: "ok" } }],
-            }
-          : {
-              kind: "tool_calls",
-              calls: [
-                { name: "test__echo", arguments: { text: "cached?" } },
-                { name: "test__record", arguments: { key: "side", value: "effect" } },
-              ],
-            };
-      },
+      respond: callsThenReport([
+        { name: "test__echo", arguments: { text: "cached?" } },
+        { name: "test__record", arguments: { key: "side", value: "effect" } },
+      ]),
     });
     const { directory, recordFile } = await recordingWorkspace({
       prefix: "charter-cache-",
@@ -77,15 +80,7 @@ describe("read-only tool cache (issue 4)", () => {
 
   it("never answers one project's call from another project's server of the same name (one store for both)", async () => {
     server = await startScriptedOpenAIServer({
-      respond: (request) => {
-        const messages = (request.body as { messages: { role: string }[] }).messages;
-        return messages.some((message) => message.role === "tool")
-          ? {
-              kind: "tool_calls",
-              calls: [{ name: "final_report", arguments: { format: "markdown", content: "ok" } }],
-            }
-          : { kind: "tool_calls", calls: [{ name: "test__echo", arguments: { text: "same call" } }] };
-      },
+      respond: callsThenReport([{ name: "test__echo", arguments: { text: "same call" } }]),
     });
     const workspace = (prefix: string) =>
       recordingWorkspace({

@@ -56,7 +56,8 @@ export {
   type PreparedAgent,
   prepareAgent,
 } from "./runner/prepare-agent.js";
-export { type ReplayReport, replayRecordedRun } from "./runner/replay-recorded-run.js";
+export { replayRecordedRun } from "./runner/replay-recorded-run.js";
+export type { ReplayDivergence, ReplayReport } from "./runner/replay-report.js";
 export { replayRunDirectory } from "./runner/replay-run-directory.js";
 export { replayStoredRun } from "./runner/replay-stored-run.js";
 export { type ResumeStoredRunOptions, resumeStoredRun } from "./runner/resume-stored-run.js";

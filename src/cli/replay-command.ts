@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { CharterError } from "../foundation/charter-error.js";
-import type { ReplayReport } from "../runner/replay-recorded-run.js";
+import type { ReplayReport } from "../runner/replay-report.js";
 import { replayRunDirectory } from "../runner/replay-run-directory.js";
 import { replayStoredRun } from "../runner/replay-stored-run.js";
 import type { NotReExecutedReason } from "../runner/replay-tool-calls.js";

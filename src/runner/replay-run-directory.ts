@@ -1,6 +1,7 @@
 import { CharterError } from "../foundation/charter-error.js";
 import { readRawPayload, readRunDirectory } from "../transcript/read-transcript.js";
-import { type ReplayReport, replayRecordedRun } from "./replay-recorded-run.js";
+import { replayRecordedRun } from "./replay-recorded-run.js";
+import type { ReplayReport } from "./replay-report.js";
 import type { LiveTools } from "./replay-tool-calls.js";
 
 /** `charter replay` over a run directory: reads the record, then replays it (see replayRecordedRun). */

@@ -4,7 +4,8 @@ import type { RunStore } from "../store/run-store.js";
 import type { TranscriptEntry } from "../transcript/transcript-entry.js";
 import type { RunInvocation } from "./durable-run-hooks.js";
 import { createLiveToolExecutor } from "./live-tool-executor.js";
-import { type ReplayReport, replayRecordedRun } from "./replay-recorded-run.js";
+import { replayRecordedRun } from "./replay-recorded-run.js";
+import type { ReplayReport } from "./replay-report.js";
 import type { LiveTools } from "./replay-tool-calls.js";
 
 /** `charter replay <run-id>` over the run store: the stored entries and raw payloads, replayed offline. */

@@ -1,25 +1,17 @@
 import type { Configuration } from "../config/configuration-schema.js";
-import { loadConfiguration } from "../config/load-configuration.js";
+import { type LoadConfigurationOptions, loadConfiguration } from "../config/load-configuration.js";
 import {
   type RunStoreLocation,
   resolveRunStoreLocation,
   storeLocationFromFlag,
 } from "../store/run-store-location.js";
 
-export interface SelectRunStoreOptions {
+/** The configuration layers to load (when needed), plus `--store` or a configuration the caller loaded already. */
+export interface SelectRunStoreOptions extends LoadConfigurationOptions {
   /** `--store` (the library's `store` option): a URL or a SQLite file path. Wins over everything else. */
   readonly store?: string | undefined;
   /** The merged configuration's `store` section, when the caller loaded the configuration already. */
   readonly configured?: Configuration["store"];
-  /** `--config FILE`, for a caller that has not loaded the configuration. */
-  readonly configPath?: string;
-  readonly cwd?: string;
-  /** The directory of the agent file, when there is one (its `.charter.json` layer). */
-  readonly promptDirectory?: string;
-  readonly binaryDirectory?: string;
-  readonly homeDirectory?: string;
-  readonly etcDirectory?: string;
-  readonly processEnvironment?: Readonly<Record<string, string | undefined>>;
 }
 
 /**
@@ -39,21 +31,8 @@ export async function selectRunStore(options: SelectRunStoreOptions): Promise<{ 
       resolveRunStoreLocation({ ...storeLocationFromFlag(options.store), ...home, ...variables }),
     );
   }
-  const configured =
-    options.configured ??
-    (
-      await loadConfiguration({
-        ...(options.configPath !== undefined ? { configPath: options.configPath } : {}),
-        ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
-        ...(options.promptDirectory !== undefined ? { promptDirectory: options.promptDirectory } : {}),
-        ...(options.binaryDirectory !== undefined ? { binaryDirectory: options.binaryDirectory } : {}),
-        ...home,
-        ...(options.etcDirectory !== undefined ? { etcDirectory: options.etcDirectory } : {}),
-        ...(options.processEnvironment !== undefined
-          ? { processEnvironment: options.processEnvironment }
-          : {}),
-      })
-    ).configuration.store;
+  const { store: _store, configured: loaded, ...layers } = options;
+  const configured = loaded ?? (await loadConfiguration(layers)).configuration.store;
   return storeUrl(
     resolveRunStoreLocation({
       ...(configured.url !== undefined ? { url: configured.url } : {}),

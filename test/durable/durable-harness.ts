@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { watch } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import Database from "better-sqlite3";
 import { expect } from "vitest";
 import { systemEnvironment } from "../../src/foundation/environment.js";
@@ -109,11 +109,15 @@ export function signal(): { reached: Promise<void>; reach: () => void } {
   return { reached, reach };
 }
 
-/** Resolves once `test` holds for the file's text: checked at once and on every change (no polling, no sleep). */
+/**
+ * Resolves once `test` holds for the file's text: checked at once and on every change (no polling, no sleep).
+ * The file's directory is watched, not the file, because the file may not exist yet (the run directory's
+ * transcript is created with its first entry); a directory watch also reports changes to the files in it.
+ */
 export function fileSatisfies(path: string, test: (text: string) => boolean): Promise<void> {
   return new Promise((resolveSatisfied, reject) => {
     let done = false;
-    const watcher = watch(path, () => void check());
+    const watcher = watch(dirname(path), () => void check());
     async function check(): Promise<void> {
       const text = await readFile(path, "utf8").catch(() => "");
       if (done || !test(text)) return;

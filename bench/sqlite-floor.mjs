@@ -38,7 +38,7 @@ const afterExecute = {
 /** Designs from the run store's shape (one table per kind of record) down to one unindexed table. */
 const designs = [
   {
-    name: "run store shape: 7 tables keyed (run_id, seq), 2 txns/turn",
+    name: "run store, schema 1: 7 tables keyed (run_id, seq), 2 txns/turn",
     setup(database) {
       const tables = ["entries", "accounting", "checkpoints", "tool_results"];
       for (const table of tables) {
@@ -81,6 +81,7 @@ const designs = [
       };
     },
   },
+  segmentDesign(),
   logDesign("one log table keyed (run_id, seq), 2 txns/turn", true, 2),
   logDesign(
     "one log table, rowid only (no index: a run cannot be read back without a scan), 2 txns/turn",
@@ -89,6 +90,37 @@ const designs = [
   ),
   logDesign("one log table, rowid only, 1 txn/turn (the call is not durable before it runs)", false, 1),
 ];
+
+/**
+ * The run store since schema 2: each transaction updates the run row (the fence) and appends ONE segment row
+ * holding all of its records (src/store/run-segment.ts), keyed (run_id, position).
+ */
+function segmentDesign() {
+  return {
+    name: "run store, schema 2: run row + one segment row per txn, 2 txns/turn",
+    setup(database) {
+      database.exec("create table runs (run_id text primary key, head integer not null)");
+      database.exec(
+        "create table segments (run_id text not null, position integer not null, body text not null, primary key (run_id, position))",
+      );
+      const update = database.prepare("update runs set head = ? where run_id = ?");
+      const append = database.prepare("insert into segments values (?, ?, ?)");
+      const before = Object.values(beforeExecute).flat().join("\n");
+      const after = Object.values(afterExecute).flat().join("\n");
+      return {
+        start: database.prepare("insert into runs values (?, 0)"),
+        before: database.transaction((run, turn) => {
+          update.run(turn, run);
+          append.run(run, turn * 2, before);
+        }),
+        after: database.transaction((run, turn) => {
+          update.run(turn, run);
+          append.run(run, turn * 2 + 1, after);
+        }),
+      };
+    },
+  };
+}
 
 /** Every record of a turn as a row of one table: (run_id, seq, body), with or without the (run_id, seq) key. */
 function logDesign(name, keyed, transactionsPerTurn) {

@@ -42,6 +42,7 @@ export async function replayStoredRun(
     }
     live = await createLiveToolExecutor(invocation, contract.data);
   }
+  let rawPayloads: Promise<Map<string, string>> | undefined;
   try {
     return await replayRecordedRun(
       {
@@ -49,8 +50,10 @@ export async function replayStoredRun(
         contract: contract.data,
         entries,
         readRaw: async (hash) => {
-          const json = await store.readRaw(hash);
-          return json === null ? null : JSON.parse(json);
+          // Read once, all of them: a replay looks up every response the run recorded.
+          rawPayloads ??= readRunRawPayloads(store, runId);
+          const json = (await rawPayloads).get(hash);
+          return json === undefined ? null : JSON.parse(json);
         },
       },
       live === null ? {} : { liveTools: live.tools },
@@ -58,4 +61,12 @@ export async function replayStoredRun(
   } finally {
     await live?.close();
   }
+}
+
+async function readRunRawPayloads(store: RunStore, runId: string): Promise<Map<string, string>> {
+  const payloads = new Map<string, string>();
+  for await (const page of store.readRunRawPayloads(runId)) {
+    for (const payload of page) payloads.set(payload.hash, payload.json);
+  }
+  return payloads;
 }

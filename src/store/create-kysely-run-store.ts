@@ -39,6 +39,7 @@ export function createKyselyRunStore(options: KyselyRunStoreOptions): RunStore {
   const { database, environment, runner } = options;
   const statements = createStoreStatements(database);
   const { guard, close } = createStoreGuard();
+  const { allCheckpoints, ...records } = createRunRecordsAccess(database, guard, environment);
 
   async function readRun(runId: string) {
     const row = await database
@@ -93,6 +94,7 @@ export function createKyselyRunStore(options: KyselyRunStoreOptions): RunStore {
           entry_count: 0,
           accounting_count: 0,
           tool_result_count: 0,
+          segment_count: 0,
         };
         const documents = {
           run_id: header.run_id,
@@ -203,7 +205,7 @@ export function createKyselyRunStore(options: KyselyRunStoreOptions): RunStore {
       guard("exportRun", { runId }, async () => {
         const run = await readRun(runId);
         if (run === null) throw runNotFound(runId);
-        return exportStoredRun(database, run, options.schemaVersion);
+        return exportStoredRun(database, { ...records, allCheckpoints }, run, options.schemaVersion);
       }),
 
     importRun: (exported) =>
@@ -223,17 +225,27 @@ export function createKyselyRunStore(options: KyselyRunStoreOptions): RunStore {
           .selectFrom("charter_raw_payloads")
           .select((expression) => expression.fn.sum<number>("bytes").as("bytes"))
           .executeTakeFirstOrThrow();
+        // Segments (schema 2) keep a run's payloads with the run: one copy per run that stored it.
+        const segments = await database
+          .selectFrom("charter_run_segments")
+          .select((expression) => [
+            expression.fn.sum<number>("entry_count").as("entries"),
+            expression.fn.sum<number>("raw_count").as("raw"),
+            expression.fn.sum<number>("raw_bytes").as("rawBytes"),
+            expression.fn.count<number>("checkpoint_seq").as("checkpoints"),
+          ])
+          .executeTakeFirstOrThrow();
         return {
           runs: await count("charter_runs"),
-          entries: await count("charter_transcript_entries"),
-          rawPayloads: await count("charter_raw_payloads"),
-          rawPayloadBytes: Number(bytes.bytes ?? 0),
-          checkpoints: await count("charter_checkpoints"),
+          entries: (await count("charter_transcript_entries")) + Number(segments.entries ?? 0),
+          rawPayloads: (await count("charter_raw_payloads")) + Number(segments.raw ?? 0),
+          rawPayloadBytes: Number(bytes.bytes ?? 0) + Number(segments.rawBytes ?? 0),
+          checkpoints: (await count("charter_checkpoints")) + Number(segments.checkpoints ?? 0),
           cacheEntries: await count("charter_tool_cache"),
         };
       }),
 
-    ...createRunRecordsAccess(database, guard, environment),
+    ...records,
     ...createToolCacheAccess(database, guard, environment),
 
     async close() {

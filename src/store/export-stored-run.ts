@@ -1,54 +1,34 @@
 import type { Kysely } from "kysely";
 import { type RunExport, runExportFormat, runExportVersion } from "./run-export.js";
 import type { RunRecord } from "./run-record.js";
+import type { RunRecordsAccess } from "./run-records-access.js";
 import type { StoreDatabase } from "./store-database.js";
+import type { CheckpointRecord, StoredRawPayload } from "./stored-records.js";
 
 /** Reads everything stored for a run into the current export format, every list in its stored order. */
 export async function exportStoredRun(
   database: Kysely<StoreDatabase>,
+  access: RunRecordsAccess & { readonly allCheckpoints: (runId: string) => Promise<CheckpointRecord[]> },
   run: RunRecord,
   schemaVersion: number,
 ): Promise<RunExport> {
   const { runId } = run;
-  const [entries, raw, checkpoints, accounting, toolResults, toolOutputs] = await Promise.all([
-    database
-      .selectFrom("charter_transcript_entries")
-      .select("line")
-      .where("run_id", "=", runId)
-      .orderBy("seq")
-      .execute(),
-    database
-      .selectFrom("charter_run_raw_payloads as link")
-      .innerJoin("charter_raw_payloads as raw", "raw.hash", "link.hash")
-      .select(["raw.hash", "raw.json"])
-      .where("link.run_id", "=", runId)
-      .orderBy("link.hash")
-      .execute(),
-    database
-      .selectFrom("charter_checkpoints")
-      .selectAll()
-      .where("run_id", "=", runId)
-      .orderBy("seq")
-      .execute(),
-    database
-      .selectFrom("charter_accounting_entries")
-      .select("entry_json")
-      .where("run_id", "=", runId)
-      .orderBy("position")
-      .execute(),
-    database
-      .selectFrom("charter_tool_results")
-      .selectAll()
-      .where("run_id", "=", runId)
-      .orderBy("position")
-      .execute(),
-    database
-      .selectFrom("charter_tool_outputs")
-      .selectAll()
-      .where("run_id", "=", runId)
-      .orderBy("handle")
-      .execute(),
-  ]);
+  const entries: string[] = [];
+  for await (const page of access.readEntryLineTexts(runId))
+    for (const stored of page) entries.push(stored.line);
+  const raw: StoredRawPayload[] = [];
+  for await (const page of access.readRunRawPayloads(runId)) raw.push(...page);
+  // In hash order, whichever way the run stored them: an export of the same run is the same document.
+  raw.sort((first, second) => (first.hash < second.hash ? -1 : first.hash > second.hash ? 1 : 0));
+  const checkpoints = await access.allCheckpoints(runId);
+  const accounting = await access.readAccounting(runId);
+  const toolResults = await access.readToolResults(runId);
+  const toolOutputs = await database
+    .selectFrom("charter_tool_outputs")
+    .selectAll()
+    .where("run_id", "=", runId)
+    .orderBy("handle")
+    .execute();
   return {
     format: runExportFormat,
     v: runExportVersion,
@@ -79,27 +59,25 @@ export async function exportStoredRun(
     },
     header: run.header,
     contract: run.contract as Record<string, unknown>,
-    entries: entries.map((entry) => entry.line),
+    entries,
     raw_payloads: raw.map((payload) => ({ hash: payload.hash, json: payload.json })),
     checkpoints: checkpoints.map((checkpoint) => ({
       seq: checkpoint.seq,
       turn: checkpoint.turn,
-      created_at: checkpoint.created_at,
-      checkpoint: JSON.parse(checkpoint.checkpoint_json) as { v: number },
+      created_at: checkpoint.createdAt,
+      checkpoint: checkpoint.document,
     })),
-    accounting: accounting.map(
-      (entry) => JSON.parse(entry.entry_json) as { type: string; turn: number; timestamp: number },
-    ),
+    accounting: accounting as unknown as { type: string; turn: number; timestamp: number }[],
     tool_results: toolResults.map((result) => ({
       turn: result.turn,
-      call_id: result.call_id,
-      tool_name: result.tool_name,
+      call_id: result.callId,
+      tool_name: result.toolName,
       server: result.server,
-      request_hash: result.request_hash,
+      request_hash: result.requestHash,
       status: result.status,
-      error_code: result.error_code,
-      created_at: result.created_at,
-      result: JSON.parse(result.result_json) as unknown,
+      error_code: result.errorCode,
+      created_at: result.createdAt,
+      result: result.result,
     })),
     tool_outputs: toolOutputs.map((output) => ({
       handle: output.handle,

@@ -74,6 +74,7 @@ export async function importRunExport(
     entry_count: run.entry_count,
     accounting_count: exported.accounting.length,
     tool_result_count: exported.tool_results.length,
+    segment_count: 0,
   };
   const runId = run.run_id;
   const documents = {

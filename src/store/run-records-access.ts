@@ -3,6 +3,7 @@ import type { RuntimeEnvironment } from "../foundation/environment.js";
 import type { AccountingEntry } from "../session/accounting-entry.js";
 import type { TranscriptEntry } from "../transcript/transcript-entry.js";
 import type { CheckpointDocument, ToolOutputInput } from "./commit-batch.js";
+import { createSegmentReads } from "./run-segment-reads.js";
 import type { PageOptions, RunStore } from "./run-store.js";
 import type { StoreDatabase } from "./store-database.js";
 import { runNotFound } from "./store-errors.js";
@@ -38,12 +39,18 @@ export type RunRecordsAccess = Pick<
   | "listToolOutputs"
 >;
 
-/** The store's reads of what a run recorded (entries, payloads, checkpoints...) and its tool outputs. */
+/**
+ * The store's reads of what a run recorded (entries, payloads, checkpoints...) and its tool outputs. A run's
+ * records are in the tables of schema 1 (runs stored, or imported, that way) and then in its segments (every
+ * transaction since schema 2; see run-segment.ts): each read returns the former first, then the latter.
+ */
 export function createRunRecordsAccess(
   database: Kysely<StoreDatabase>,
   guard: StoreGuard,
   environment: RuntimeEnvironment,
-): RunRecordsAccess {
+): RunRecordsAccess & { readonly allCheckpoints: (runId: string) => Promise<CheckpointRecord[]> } {
+  const segments = createSegmentReads(database, guard);
+
   /** Pages of a run's entry rows in seq order from `fromSeq`, each page read by `readPage` under the guard. */
   async function* pagedBySeq<Row extends { readonly seq: number }>(
     operation: string,
@@ -70,27 +77,42 @@ export function createRunRecordsAccess(
       .limit(pageSize);
   }
 
-  function pagedEntryLines(
+  async function* pagedEntryLines(
     runId: string,
     fromSeq: number,
     pageSize: number,
   ): AsyncGenerator<readonly StoredEntryLine[]> {
-    return pagedBySeq("readEntryLines", runId, fromSeq, pageSize, (from) =>
+    let next = fromSeq;
+    for await (const page of pagedBySeq("readEntryLines", runId, fromSeq, pageSize, (from) =>
       entryPage(runId, from, pageSize)
         // Aliased to the record's names: the driver's rows are the records, with no copy per line.
         .select(["seq", "step_id as stepId", "state", "turn", "hash", "line"])
         .execute(),
-    );
+    )) {
+      yield page;
+      next = (page[page.length - 1] as StoredEntryLine).seq + 1;
+    }
+    for await (const page of segments.entryLinePages("readEntryLines", runId, next, pageSize)) {
+      yield page.map(({ seq, line }) => {
+        const entry = JSON.parse(line) as { step_id: string; state: string; turn: number; hash: string };
+        return { seq, stepId: entry.step_id, state: entry.state, turn: entry.turn, hash: entry.hash, line };
+      });
+    }
   }
 
-  function pagedEntryLineTexts(
+  async function* pagedEntryLineTexts(
     runId: string,
     fromSeq: number,
     pageSize: number,
   ): AsyncGenerator<readonly StoredEntryLineText[]> {
-    return pagedBySeq("readEntryLineTexts", runId, fromSeq, pageSize, (from) =>
+    let next = fromSeq;
+    for await (const page of pagedBySeq("readEntryLineTexts", runId, fromSeq, pageSize, (from) =>
       entryPage(runId, from, pageSize).select(["seq", "line"]).execute(),
-    );
+    )) {
+      yield page;
+      next = (page[page.length - 1] as StoredEntryLineText).seq + 1;
+    }
+    yield* segments.entryLinePages("readEntryLineTexts", runId, next, pageSize);
   }
 
   return {
@@ -99,20 +121,25 @@ export function createRunRecordsAccess(
       pagedEntryLineTexts(runId, range.fromSeq ?? 0, pageSizeOf(range)),
 
     async *readEntries(runId, range = {}) {
-      for await (const page of pagedEntryLines(runId, range.fromSeq ?? 0, defaultPageSize)) {
+      // Parsed once: the entry's columns are not needed on the way.
+      for await (const page of pagedEntryLineTexts(runId, range.fromSeq ?? 0, defaultPageSize)) {
         for (const stored of page) yield JSON.parse(stored.line) as TranscriptEntry;
       }
     },
 
-    readRaw: (hash) =>
-      guard("readRaw", { hash }, async () => {
+    readRaw: async (runId, hash) => {
+      const stored = await guard("readRaw", { runId, hash }, async () => {
         const row = await database
-          .selectFrom("charter_raw_payloads")
-          .select("json")
-          .where("hash", "=", hash)
+          .selectFrom("charter_run_raw_payloads as link")
+          .innerJoin("charter_raw_payloads as raw", "raw.hash", "link.hash")
+          .select("raw.json")
+          .where("link.run_id", "=", runId)
+          .where("link.hash", "=", hash)
           .executeTakeFirst();
         return row?.json ?? null;
-      }),
+      });
+      return stored ?? segments.readRaw(runId, hash);
+    },
 
     async *readRunRawPayloads(runId, paging = {}): AsyncGenerator<readonly StoredRawPayload[]> {
       const pageSize = pageSizeOf(paging);
@@ -130,12 +157,14 @@ export function createRunRecordsAccess(
             .execute(),
         );
         if (rows.length > 0) yield rows;
-        if (rows.length < pageSize) return;
+        if (rows.length < pageSize) break;
         after = rows[rows.length - 1]?.hash ?? after;
       }
+      yield* segments.rawPayloadPages("readRunRawPayloads", runId);
     },
 
-    latestCheckpoint: (runId) =>
+    latestCheckpoint: async (runId) =>
+      (await segments.checkpoint(runId, null, "latestCheckpoint")) ??
       guard("latestCheckpoint", { runId }, async () => {
         const row = await database
           .selectFrom("charter_checkpoints")
@@ -147,7 +176,8 @@ export function createRunRecordsAccess(
         return row === undefined ? null : toCheckpointRecord(row);
       }),
 
-    readCheckpoint: (runId, seq) =>
+    readCheckpoint: async (runId, seq) =>
+      (await segments.checkpoint(runId, seq, "readCheckpoint")) ??
       guard("readCheckpoint", { runId, seq }, async () => {
         const row = await database
           .selectFrom("charter_checkpoints")
@@ -166,7 +196,8 @@ export function createRunRecordsAccess(
           .where("run_id", "=", runId)
           .orderBy("position")
           .execute();
-        return rows.map((row) => JSON.parse(row.entry_json) as AccountingEntry);
+        const stored = rows.map((row) => JSON.parse(row.entry_json) as AccountingEntry);
+        return [...stored, ...(await segments.accounting(runId))];
       }),
 
     readToolResults: (runId, filter = {}) =>
@@ -174,7 +205,10 @@ export function createRunRecordsAccess(
         let select = database.selectFrom("charter_tool_results").selectAll().where("run_id", "=", runId);
         if (filter.requestHash !== undefined) select = select.where("request_hash", "=", filter.requestHash);
         const rows = await select.orderBy("position").execute();
-        return rows.map((row) => ({
+        const inSegments = (await segments.toolResults(runId))
+          .filter(({ input }) => filter.requestHash === undefined || input.requestHash === filter.requestHash)
+          .map(({ position, input, createdAt }) => ({ ...input, runId, position, createdAt }));
+        const inTables = rows.map((row) => ({
           runId: row.run_id,
           position: row.position,
           turn: row.turn,
@@ -187,6 +221,7 @@ export function createRunRecordsAccess(
           result: JSON.parse(row.result_json) as unknown,
           createdAt: row.created_at,
         }));
+        return [...inTables, ...inSegments];
       }),
 
     recordToolOutput: (runId, output: ToolOutputInput) =>
@@ -212,6 +247,19 @@ export function createRunRecordsAccess(
           })
           .execute();
       }),
+
+    /** Every checkpoint of the run, in seq order (for an export). */
+    allCheckpoints: async (runId) => {
+      const rows = await guard("exportRun", { runId }, () =>
+        database
+          .selectFrom("charter_checkpoints")
+          .selectAll()
+          .where("run_id", "=", runId)
+          .orderBy("seq")
+          .execute(),
+      );
+      return [...rows.map(toCheckpointRecord), ...(await segments.allCheckpoints(runId))];
+    },
 
     listToolOutputs: (runId) =>
       guard("listToolOutputs", { runId }, async () => {

@@ -80,8 +80,8 @@ export interface RunStore {
   ): AsyncIterable<readonly StoredEntryLineText[]>;
   /** The stored entries in seq order, parsed. */
   readEntries(runId: string, options?: { readonly fromSeq?: number }): AsyncIterable<TranscriptEntry>;
-  /** A raw payload's canonical JSON by content hash, whichever run stored it. */
-  readRaw(hash: string): Promise<string | null>;
+  /** A raw payload the run stored, by content hash: its canonical JSON. */
+  readRaw(runId: string, hash: string): Promise<string | null>;
   /** The raw payloads a run stored, in hash order, a page at a time. */
   readRunRawPayloads(runId: string, options?: PageOptions): AsyncIterable<readonly StoredRawPayload[]>;
   /** The checkpoint with the highest seq, or null before the first COMMIT. */

@@ -14,6 +14,7 @@ export interface StoreDatabase {
   charter_tool_results: ToolResultsTable;
   charter_tool_outputs: ToolOutputsTable;
   charter_tool_cache: ToolCacheTable;
+  charter_run_segments: RunSegmentsTable;
 }
 
 export interface RunsTable {
@@ -42,6 +43,8 @@ export interface RunsTable {
   entry_count: number;
   accounting_count: number;
   tool_result_count: number;
+  /** Segments stored for the run (schema 2; 0 for a run stored before). */
+  segment_count: number;
 }
 
 /** A run's contract and transcript header: written once, read to verify or resume. */
@@ -132,4 +135,22 @@ export interface ToolCacheTable {
   value_json: string;
   created_at: number;
   expires_at: number;
+}
+
+/**
+ * One transaction of a running run (schema 2): its records in `body` (see run-segment.ts for the format, whose
+ * version is `v`), with the columns reads select segments by. `first_seq` is the seq of its first entry (the
+ * run's entry count when it has none); `checkpoint_seq` the seq its checkpoint covers, if it has one.
+ */
+export interface RunSegmentsTable {
+  run_id: string;
+  position: number;
+  v: number;
+  first_seq: number;
+  entry_count: number;
+  checkpoint_seq: number | null;
+  raw_count: number;
+  raw_bytes: number;
+  created_at: number;
+  body: string;
 }

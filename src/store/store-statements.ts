@@ -34,6 +34,8 @@ export interface RunChange {
   } | null;
   readonly accountingAdded: number;
   readonly toolResultsAdded: number;
+  /** Whether the batch stores a segment (anything but tool outputs). */
+  readonly segmentAdded: boolean;
   readonly totals: RunTotals | null;
   readonly finish: RunFinish | null;
 }
@@ -109,7 +111,8 @@ export function createStoreStatements(database: Kysely<StoreDatabase>): StoreSta
         (change.accountingAdded > 0 ? 2 : 0) |
         (change.toolResultsAdded > 0 ? 4 : 0) |
         (change.totals !== null ? 8 : 0) |
-        (change.finish !== null ? 16 : 0);
+        (change.finish !== null ? 16 : 0) |
+        (change.segmentAdded ? 32 : 0);
       let template = updates.get(shape);
       if (template === undefined) {
         template = compileUpdateRun(database, shape);
@@ -188,6 +191,7 @@ function compileUpdateRun(
         ...(shape & 4
           ? { tool_result_count: expression("tool_result_count", "+", slot<number>("toolResultsAdded")) }
           : {}),
+        ...(shape & 32 ? { segment_count: expression("segment_count", "+", 1) } : {}),
         ...(shape & 8
           ? {
               turns: slot<number>("turns"),
@@ -215,6 +219,12 @@ function compileUpdateRun(
         .where("entry_count", "=", slot<number>("firstSeq"))
         .where("head_hash", "=", slot<string>("prevHash"));
     }
-    return update.returning(["entry_count", "head_hash", "accounting_count", "tool_result_count"]);
+    return update.returning([
+      "entry_count",
+      "head_hash",
+      "accounting_count",
+      "tool_result_count",
+      "segment_count",
+    ]);
   });
 }

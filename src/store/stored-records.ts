@@ -64,7 +64,10 @@ export interface ToolCachePut {
 export interface RunStoreStatistics {
   readonly runs: number;
   readonly entries: number;
-  /** Distinct raw payloads (each stored once, whatever the number of runs referencing it). */
+  /**
+   * Raw payloads: in the tables of schema 1 each distinct payload once, whatever the number of runs referencing it;
+   * in segments (schema 2) one per run that stored it.
+   */
   readonly rawPayloads: number;
   readonly rawPayloadBytes: number;
   readonly checkpoints: number;

@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
 import type { CommitBatch, CommitReceipt, RunFinish, StoredEntryInput } from "./commit-batch.js";
+import { encodeRunSegment, runSegmentVersion } from "./run-segment.js";
 import type { StatementProgram } from "./statement-program.js";
 import type { StoreDatabase } from "./store-database.js";
 import { runNotFound, storeError } from "./store-errors.js";
@@ -49,13 +50,15 @@ interface UpdatedRun {
   readonly head_hash: string;
   readonly accounting_count: number;
   readonly tool_result_count: number;
+  readonly segment_count: number;
 }
 
 /**
  * The statements of a checked batch, for one transaction. The first updates the run row only if the batch
  * continues it (status `running`, entry count and head hash as the batch expects): it fences concurrent
  * writers without a read, takes the write lock at once, and numbers the accounting entries and tool results
- * through RETURNING. The inserts follow; any failure rolls the whole batch back.
+ * through RETURNING. The batch's records follow as ONE segment row (see run-segment.ts), and its tool outputs;
+ * any failure rolls the whole batch back.
  */
 export function* commitBatchProgram(
   database: Kysely<StoreDatabase>,
@@ -70,6 +73,10 @@ export function* commitBatchProgram(
   const toolResults = batch.toolResults ?? [];
   const first = entries[0]?.entry;
   const last = entries[entries.length - 1]?.entry;
+  const rawPayloads = batch.rawPayloads ?? [];
+  const checkpoint = batch.checkpoint ?? null;
+  const storesSegment =
+    entries.length + rawPayloads.length + accounting.length + toolResults.length > 0 || checkpoint !== null;
 
   const updated = (yield statements.updateRun({
     runId,
@@ -80,6 +87,7 @@ export function* commitBatchProgram(
         : null,
     accountingAdded: accounting.length,
     toolResultsAdded: toolResults.length,
+    segmentAdded: storesSegment,
     totals: batch.totals ?? null,
     finish,
   }))[0] as UpdatedRun | undefined;
@@ -92,69 +100,39 @@ export function* commitBatchProgram(
     throw explainRefusal(batch, stored);
   }
 
-  yield* statements.insertRows(
-    "charter_transcript_entries",
-    entries.map(({ entry, line }) => ({
-      run_id: runId,
-      seq: entry.seq,
-      v: storeRecordVersion,
-      step_id: entry.step_id,
-      state: entry.state,
-      turn: entry.turn,
-      timestamp: entry.timestamp,
-      hash: entry.hash,
-      line: line.endsWith("\n") ? line.slice(0, -1) : line,
-    })),
-  );
-  const rawPayloads = batch.rawPayloads ?? [];
-  // Content-addressed: a payload another run (or an earlier batch) stored is the same bytes, kept once.
-  yield* statements.insertRows(
-    "charter_raw_payloads",
-    rawPayloads.map(({ hash, json }) => ({
-      hash,
-      v: storeRecordVersion,
-      json,
-      bytes: Buffer.byteLength(json),
-      created_at: now,
-    })),
-    "ignore-duplicates",
-  );
-  yield* statements.insertRows(
-    "charter_run_raw_payloads",
-    rawPayloads.map(({ hash }) => ({ run_id: runId, hash })),
-    "ignore-duplicates",
-  );
-  const firstAccounting = updated.accounting_count - accounting.length;
-  yield* statements.insertRows(
-    "charter_accounting_entries",
-    accounting.map((entry, index) => ({
-      run_id: runId,
-      position: firstAccounting + index,
-      v: storeRecordVersion,
-      type: entry.type,
-      turn: entry.turn,
-      timestamp: entry.timestamp,
-      entry_json: JSON.stringify(entry),
-    })),
-  );
-  const firstToolResult = updated.tool_result_count - toolResults.length;
-  yield* statements.insertRows(
-    "charter_tool_results",
-    toolResults.map((result, index) => ({
-      run_id: runId,
-      position: firstToolResult + index,
-      v: storeRecordVersion,
-      turn: result.turn,
-      call_id: result.callId,
-      tool_name: result.toolName,
-      server: result.server,
-      request_hash: result.requestHash,
-      status: result.status,
-      error_code: result.errorCode,
-      created_at: now,
-      result_json: JSON.stringify(result.result ?? null),
-    })),
-  );
+  if (storesSegment) {
+    const firstAccounting = updated.accounting_count - accounting.length;
+    const firstToolResult = updated.tool_result_count - toolResults.length;
+    const covered =
+      checkpoint === null ? null : entries.find((stored) => stored.entry.seq === checkpoint.seq)?.entry;
+    const body = encodeRunSegment({
+      entries: entries.map(({ line }) => (line.endsWith("\n") ? line.slice(0, -1) : line)),
+      rawPayloads,
+      accounting: accounting.map((entry, index) => ({ position: firstAccounting + index, entry })),
+      toolResults: toolResults.map((input, index) => ({ position: firstToolResult + index, input })),
+      checkpoint:
+        checkpoint === null
+          ? null
+          : { seq: checkpoint.seq, turn: covered?.turn ?? 0, document: checkpoint.document },
+    });
+    let rawBytes = 0;
+    for (const payload of rawPayloads) rawBytes += Buffer.byteLength(payload.json);
+    yield* statements.insertRows("charter_run_segments", [
+      {
+        run_id: runId,
+        position: updated.segment_count - 1,
+        v: runSegmentVersion,
+        first_seq: first?.seq ?? updated.entry_count,
+        entry_count: entries.length,
+        checkpoint_seq: checkpoint?.seq ?? null,
+        raw_count: rawPayloads.length,
+        raw_bytes: rawBytes,
+        created_at: now,
+        body,
+      },
+    ]);
+  }
+  // Rare (an output too large for the conversation), and unique per handle: kept in their table.
   yield* statements.insertRows(
     "charter_tool_outputs",
     (batch.toolOutputs ?? []).map((output) => ({
@@ -169,20 +147,6 @@ export function* commitBatchProgram(
       created_at: now,
     })),
   );
-  const checkpoint = batch.checkpoint;
-  if (checkpoint !== undefined && checkpoint !== null) {
-    const covered = entries.find((stored) => stored.entry.seq === checkpoint.seq) as StoredEntryInput;
-    yield* statements.insertRows("charter_checkpoints", [
-      {
-        run_id: runId,
-        seq: checkpoint.seq,
-        v: storeRecordVersion,
-        turn: covered.entry.turn,
-        created_at: now,
-        checkpoint_json: JSON.stringify(checkpoint.document),
-      },
-    ]);
-  }
   return { entryCount: updated.entry_count, headHash: updated.head_hash };
 }
 

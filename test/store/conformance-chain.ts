@@ -138,7 +138,7 @@ export function describeChainConformance({ current }: ConformanceContext): void 
       expect((await store.latestCheckpoint("run-atomic"))?.seq).toBe(firstSeq);
       for (const payload of failing.rawPayloads ?? []) {
         if (!(firstBatch.rawPayloads ?? []).some((earlier) => earlier.hash === payload.hash)) {
-          expect(await store.readRaw(payload.hash)).toBeNull();
+          expect(await store.readRaw("run-atomic", payload.hash)).toBeNull();
         }
       }
       expect(await store.listToolOutputs("run-atomic")).toEqual([]);
@@ -214,7 +214,7 @@ export function describeChainConformance({ current }: ConformanceContext): void 
       expect((await store.getRun("run-checkpoints"))?.entryCount).toBe(18);
     });
 
-    it("stores a raw payload once, whatever the number of runs that reference it", async () => {
+    it("keeps each run's raw payloads with the run, content-addressed, a shared one readable from both", async () => {
       const { store, environment } = current();
       const first = draftRun(environment, "run-raw-a");
       const second = draftRun(environment, "run-raw-b");
@@ -225,9 +225,9 @@ export function describeChainConformance({ current }: ConformanceContext): void 
       const afterFirst = await store.statistics();
       await store.appendCommit(second.batch(second.appendTurn(1, { requestText: shared })));
       const afterSecond = await store.statistics();
-      // Each run stored a request and a response; the requests are byte-identical, so only one payload is new.
+      // Each run stored a request and a response (the requests byte-identical); a run's payloads are kept with it.
       expect(afterFirst.rawPayloads).toBe(2);
-      expect(afterSecond.rawPayloads).toBe(3);
+      expect(afterSecond.rawPayloads).toBe(4);
       const firstHashes = (await collectPages(store.readRunRawPayloads("run-raw-a"))).map(
         (payload) => payload.hash,
       );
@@ -240,7 +240,9 @@ export function describeChainConformance({ current }: ConformanceContext): void 
       expect(await verifyStoredRun(store, "run-raw-a")).toMatchObject({ ok: true });
       expect(await verifyStoredRun(store, "run-raw-b")).toMatchObject({ ok: true });
       const sharedHash = firstHashes.find((hash) => secondHashes.includes(hash))!;
-      expect(await store.readRaw(sharedHash)).toBe(first.memory.raw.get(sharedHash));
+      expect(await store.readRaw("run-raw-a", sharedHash)).toBe(first.memory.raw.get(sharedHash));
+      expect(await store.readRaw("run-raw-b", sharedHash)).toBe(first.memory.raw.get(sharedHash));
+      expect(await store.readRaw("run-raw-b", "0".repeat(64))).toBeNull();
     });
 
     it("keeps large entries and payloads byte for byte", async () => {

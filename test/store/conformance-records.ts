@@ -316,11 +316,11 @@ export function describeRecordsConformance({ current }: ConformanceContext): voi
       await tamper.replaceEntryLine("run-tampered", 7, original);
 
       // Lines intact and in order, but the seq column no longer numbers them (reads from a seq would go wrong).
-      await tamper.shiftEntrySeqs("run-tampered", 9, 1000);
+      await tamper.shiftEntrySeqs("run-tampered", 10, 1000);
       const renumbered = await verifyStoredRun(store, "run-tampered");
-      expect(renumbered).toMatchObject({ ok: false, entries: 9 });
-      expect(renumbered.first_bad_entry).toMatchObject({ seq: 9, reason_code: "SEQUENCE_GAP" });
-      await tamper.shiftEntrySeqs("run-tampered", 1009, -1000);
+      expect(renumbered).toMatchObject({ ok: false, entries: 10 });
+      expect(renumbered.first_bad_entry).toMatchObject({ seq: 10, reason_code: "SEQUENCE_GAP" });
+      await tamper.shiftEntrySeqs("run-tampered", 1010, -1000);
       expect((await verifyStoredRun(store, "run-tampered")).ok).toBe(true);
 
       await tamper.deleteEntry("run-tampered", 14);

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { openRunStore } from "../../src/store/open-run-store.js";
 import type { RunStore } from "../../src/store/run-store.js";
+import { type SegmentRow, segmentTampering } from "./segment-tampering.js";
 import { newTestEnvironment, type RunStoreFactory, type StoreUnderTest } from "./store-harness.js";
 
 /**
@@ -45,22 +46,24 @@ export const postgresStoreFactory: RunStoreFactory = async (): Promise<StoreUnde
     location,
     reopen: open,
     tamper: {
-      replaceEntryLine: (runId, seq, line) =>
-        query("update charter_transcript_entries set line = $1 where run_id = $2 and seq = $3", [
-          line,
-          runId,
-          seq,
-        ]),
-      deleteEntry: (runId, seq) =>
-        query("delete from charter_transcript_entries where run_id = $1 and seq = $2", [runId, seq]),
-      shiftEntrySeqs: (runId, fromSeq, offset) =>
-        query("update charter_transcript_entries set seq = seq + $1 where run_id = $2 and seq >= $3", [
-          offset,
-          runId,
-          fromSeq,
-        ]),
-      replaceRawPayload: (hash, json) =>
-        query("update charter_raw_payloads set json = $1 where hash = $2", [json, hash]),
+      ...segmentTampering({
+        read: (runId) =>
+          withClient(schema, async (client) => {
+            const result =
+              runId === null
+                ? await client.query("select * from charter_run_segments")
+                : await client.query(
+                    "select * from charter_run_segments where run_id = $1 order by position",
+                    [runId],
+                  );
+            return result.rows as SegmentRow[];
+          }),
+        write: (row) =>
+          query(
+            "update charter_run_segments set first_seq = $1, entry_count = $2, body = $3 where run_id = $4 and position = $5",
+            [row.first_seq, row.entry_count, row.body, row.run_id, row.position],
+          ),
+      }),
       recordMigration: (name) =>
         query("insert into charter_schema_migrations (name, timestamp) values ($1, $2)", [
           name,

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { openRunStore } from "../../src/store/open-run-store.js";
 import type { RunStore } from "../../src/store/run-store.js";
+import { segmentTampering, sqliteSegmentTable } from "./segment-tampering.js";
 import { newTestEnvironment, type RunStoreFactory, type StoreUnderTest } from "./store-harness.js";
 
 /** A fresh SQLite file per test, in its own temporary directory. */
@@ -34,28 +35,7 @@ export const sqliteStoreFactory: RunStoreFactory = async (): Promise<StoreUnderT
     location: { path },
     reopen: open,
     tamper: {
-      replaceEntryLine: (runId, seq, line) =>
-        withDatabase((database) => {
-          database
-            .prepare("update charter_transcript_entries set line = ? where run_id = ? and seq = ?")
-            .run(line, runId, seq);
-        }),
-      deleteEntry: (runId, seq) =>
-        withDatabase((database) => {
-          database
-            .prepare("delete from charter_transcript_entries where run_id = ? and seq = ?")
-            .run(runId, seq);
-        }),
-      shiftEntrySeqs: (runId, fromSeq, offset) =>
-        withDatabase((database) => {
-          database
-            .prepare("update charter_transcript_entries set seq = seq + ? where run_id = ? and seq >= ?")
-            .run(offset, runId, fromSeq);
-        }),
-      replaceRawPayload: (hash, json) =>
-        withDatabase((database) => {
-          database.prepare("update charter_raw_payloads set json = ? where hash = ?").run(json, hash);
-        }),
+      ...segmentTampering(sqliteSegmentTable(path)),
       recordMigration: (name) =>
         withDatabase((database) => {
           database

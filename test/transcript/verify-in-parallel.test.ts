@@ -3,7 +3,6 @@ import { appendFile, readFile, truncate, writeFile } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deterministicEnvironment } from "../../src/foundation/environment.js";
 import { openRunStore } from "../../src/store/open-run-store.js";
@@ -14,6 +13,7 @@ import { createJsonlTranscriptWriter } from "../../src/transcript/jsonl-transcri
 import { createTeeTranscriptWriter } from "../../src/transcript/tee-transcript-writer.js";
 import type { VerificationReport } from "../../src/transcript/verification-report.js";
 import { verifyRunDirectory } from "../../src/transcript/verify-transcript.js";
+import { segmentTampering, sqliteSegmentTable } from "../store/segment-tampering.js";
 import { entryInput, startTranscript, temporaryDirectory } from "./transcript-fixtures.js";
 
 // Worker threads start from the compiled worker file, so under vitest (which runs the TypeScript sources) the
@@ -122,32 +122,15 @@ async function reports(): Promise<{ directory: VerificationReport; stored: Verif
   return { directory: threaded, stored: storedThreaded };
 }
 
-async function withDatabase(work: (database: Database.Database) => void): Promise<void> {
-  const database = new Database(databasePath);
-  try {
-    work(database);
-  } finally {
-    database.close();
-  }
+// The run's segments, edited behind the store's back.
+const segments = () => segmentTampering(sqliteSegmentTable(databasePath));
+
+function storedLine(seq: number): Promise<string> {
+  return segments().entryLine(runId, seq);
 }
 
-async function storedLine(seq: number): Promise<string> {
-  let line = "";
-  await withDatabase((database) => {
-    const row = database
-      .prepare("select line from charter_transcript_entries where run_id = ? and seq = ?")
-      .get(runId, seq) as { line: string };
-    line = row.line;
-  });
-  return line;
-}
-
-async function replaceStoredLine(seq: number, line: string): Promise<void> {
-  await withDatabase((database) => {
-    database
-      .prepare("update charter_transcript_entries set line = ? where run_id = ? and seq = ?")
-      .run(line, runId, seq);
-  });
+function replaceStoredLine(seq: number, line: string): Promise<void> {
+  return segments().replaceEntryLine(runId, seq, line);
 }
 
 describe("verification on worker threads", () => {

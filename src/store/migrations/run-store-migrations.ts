@@ -1,5 +1,6 @@
 import type { Migration } from "kysely/migration";
 import { migration0001InitialSchema } from "./migration-0001-initial-schema.js";
+import { migration0002RunSegments } from "./migration-0002-run-segments.js";
 
 /**
  * Every migration of the run store, by name. Kysely applies them in name order and records each one it
@@ -8,6 +9,7 @@ import { migration0001InitialSchema } from "./migration-0001-initial-schema.js";
  */
 export const runStoreMigrations: Readonly<Record<string, Migration>> = Object.freeze({
   "0001_initial_schema": migration0001InitialSchema,
+  "0002_run_segments": migration0002RunSegments,
 });
 
 /** The schema version this Charter writes: the number of migrations it knows. */

@@ -1,0 +1,173 @@
+import type { Kysely } from "kysely";
+import type { AccountingEntry } from "../session/accounting-entry.js";
+import type { RawPayloadInput } from "./commit-batch.js";
+import {
+  decodeCheckpointRecord,
+  decodeRawRecord,
+  decodeToolResultRecord,
+  type SegmentToolResult,
+  segmentRecords,
+  splitNumbered,
+} from "./run-segment.js";
+import type { StoreDatabase } from "./store-database.js";
+import type { StoreGuard } from "./store-guard.js";
+import type { CheckpointRecord, StoredEntryLineText } from "./stored-records.js";
+
+/** Segments read per query. */
+const segmentsPerQuery = 256;
+
+interface SegmentRow {
+  readonly position: number;
+  readonly first_seq: number;
+  readonly created_at: number;
+  readonly body: string;
+}
+
+/**
+ * Reads of what a run stored in segments (schema 2, see run-segment.ts): each yields the run's records of one
+ * kind in the order they were committed. The run store reads a run's rows of the older tables first, then these.
+ */
+export function createSegmentReads(database: Kysely<StoreDatabase>, guard: StoreGuard) {
+  /** The run's segments in order, a query at a time; `fromSeq` skips segments whose entries all come before it. */
+  async function* segments(
+    operation: string,
+    runId: string,
+    filter: { readonly fromSeq?: number; readonly withRaw?: boolean } = {},
+  ): AsyncGenerator<readonly SegmentRow[]> {
+    let after = -1;
+    for (;;) {
+      const rows = await guard(operation, { runId }, () => {
+        let select = database
+          .selectFrom("charter_run_segments")
+          .select(["position", "first_seq", "created_at", "body"])
+          .where("run_id", "=", runId)
+          .where("position", ">", after);
+        if (filter.fromSeq !== undefined && filter.fromSeq > 0) {
+          const fromSeq = filter.fromSeq;
+          select = select.where((expression) =>
+            expression(expression("first_seq", "+", expression.ref("entry_count")), ">", fromSeq),
+          );
+        }
+        if (filter.withRaw === true) select = select.where("raw_count", ">", 0);
+        return select.orderBy("position").limit(segmentsPerQuery).execute();
+      });
+      if (rows.length > 0) yield rows;
+      if (rows.length < segmentsPerQuery) return;
+      after = (rows[rows.length - 1] as SegmentRow).position;
+    }
+  }
+
+  return {
+    /** The entry lines from `fromSeq`, with their seq, in pages of `pageSize`. */
+    async *entryLinePages(
+      operation: string,
+      runId: string,
+      fromSeq: number,
+      pageSize: number,
+    ): AsyncGenerator<StoredEntryLineText[]> {
+      let page: StoredEntryLineText[] = [];
+      for await (const rows of segments(operation, runId, { fromSeq })) {
+        for (const row of rows) {
+          const lines = segmentRecords(row.body, "E");
+          for (let index = 0; index < lines.length; index++) {
+            const seq = row.first_seq + index;
+            if (seq < fromSeq) continue;
+            page.push({ seq, line: lines[index] as string });
+            if (page.length === pageSize) {
+              yield page;
+              page = [];
+            }
+          }
+        }
+      }
+      if (page.length > 0) yield page;
+    },
+
+    /** The run's raw payloads, each once, a query's worth at a time. */
+    async *rawPayloadPages(operation: string, runId: string): AsyncGenerator<RawPayloadInput[]> {
+      const seen = new Set<string>();
+      for await (const rows of segments(operation, runId, { withRaw: true })) {
+        const page: RawPayloadInput[] = [];
+        for (const row of rows) {
+          for (const record of segmentRecords(row.body, "R")) {
+            const payload = decodeRawRecord(record);
+            if (seen.has(payload.hash)) continue;
+            seen.add(payload.hash);
+            page.push(payload);
+          }
+        }
+        if (page.length > 0) yield page;
+      }
+    },
+
+    async readRaw(runId: string, hash: string): Promise<string | null> {
+      for await (const rows of segments("readRaw", runId, { withRaw: true })) {
+        for (const row of rows) {
+          for (const record of segmentRecords(row.body, "R")) {
+            if (record.startsWith(hash) && record.charCodeAt(hash.length) === 32) {
+              return record.slice(hash.length + 1);
+            }
+          }
+        }
+      }
+      return null;
+    },
+
+    /** The checkpoint covering `seq`, or with `seq` null the latest one. */
+    checkpoint: (runId: string, seq: number | null, operation: string) =>
+      guard(operation, { runId, seq }, async (): Promise<CheckpointRecord | null> => {
+        let select = database
+          .selectFrom("charter_run_segments")
+          .select(["body", "created_at"])
+          .where("run_id", "=", runId);
+        select =
+          seq === null
+            ? select.where("checkpoint_seq", "is not", null).orderBy("position", "desc")
+            : select.where("checkpoint_seq", "=", seq);
+        const row = await select.limit(1).executeTakeFirst();
+        const record = row === undefined ? undefined : segmentRecords(row.body, "C")[0];
+        if (row === undefined || record === undefined) return null;
+        const checkpoint = decodeCheckpointRecord(record);
+        return { runId, ...checkpoint, createdAt: row.created_at };
+      }),
+
+    /** Every checkpoint of the run, in seq order. */
+    async allCheckpoints(runId: string): Promise<CheckpointRecord[]> {
+      const checkpoints: CheckpointRecord[] = [];
+      for await (const rows of segments("exportRun", runId)) {
+        for (const row of rows) {
+          for (const record of segmentRecords(row.body, "C")) {
+            checkpoints.push({ runId, ...decodeCheckpointRecord(record), createdAt: row.created_at });
+          }
+        }
+      }
+      return checkpoints;
+    },
+
+    async accounting(runId: string): Promise<AccountingEntry[]> {
+      const entries: AccountingEntry[] = [];
+      for await (const rows of segments("readAccounting", runId)) {
+        for (const row of rows) {
+          for (const record of segmentRecords(row.body, "A")) {
+            entries.push(JSON.parse(splitNumbered(record).rest) as AccountingEntry);
+          }
+        }
+      }
+      return entries;
+    },
+
+    async toolResults(runId: string): Promise<(SegmentToolResult & { readonly createdAt: number })[]> {
+      const results: (SegmentToolResult & { readonly createdAt: number })[] = [];
+      for await (const rows of segments("readToolResults", runId)) {
+        for (const row of rows) {
+          for (const record of segmentRecords(row.body, "T")) {
+            results.push({ ...decodeToolResultRecord(record), createdAt: row.created_at });
+          }
+        }
+      }
+      return results;
+    },
+  };
+}
+
+export type SegmentReads = ReturnType<typeof createSegmentReads>;

@@ -6,6 +6,7 @@ import {
   decodeRawRecord,
   decodeToolResultRecord,
   type SegmentToolResult,
+  segmentEntryLines,
   segmentRecords,
   splitNumbered,
 } from "./run-segment.js";
@@ -13,14 +14,17 @@ import type { StoreDatabase } from "./store-database.js";
 import type { StoreGuard } from "./store-guard.js";
 import type { CheckpointRecord, StoredEntryLineText } from "./stored-records.js";
 
-/** Segments read per query. */
+/** Segments read per query, at most; fewer when they hold many entries (see `segments`). */
 const segmentsPerQuery = 256;
+/** Entries a query of entry lines aims at: large segments (an import's, a long flush) are read a few at a time. */
+const entriesPerQuery = 4096;
 
 interface SegmentRow {
   readonly position: number;
   readonly first_seq: number;
+  readonly entry_count: number;
   readonly created_at: number;
-  readonly body: string;
+  readonly text: string;
 }
 
 /**
@@ -28,18 +32,23 @@ interface SegmentRow {
  * kind in the order they were committed. The run store reads a run's rows of the older tables first, then these.
  */
 export function createSegmentReads(database: Kysely<StoreDatabase>, guard: StoreGuard) {
-  /** The run's segments in order, a query at a time; `fromSeq` skips segments whose entries all come before it. */
+  /**
+   * The run's segments in order, a query at a time, with one of their two texts; `fromSeq` skips segments whose
+   * entries all come before it, `withRaw` those without raw payloads.
+   */
   async function* segments(
     operation: string,
     runId: string,
+    column: "entries" | "records",
     filter: { readonly fromSeq?: number; readonly withRaw?: boolean } = {},
   ): AsyncGenerator<readonly SegmentRow[]> {
     let after = -1;
+    let limit = segmentsPerQuery;
     for (;;) {
       const rows = await guard(operation, { runId }, () => {
         let select = database
           .selectFrom("charter_run_segments")
-          .select(["position", "first_seq", "created_at", "body"])
+          .select(["position", "first_seq", "entry_count", "created_at", `${column} as text`])
           .where("run_id", "=", runId)
           .where("position", ">", after);
         if (filter.fromSeq !== undefined && filter.fromSeq > 0) {
@@ -49,11 +58,19 @@ export function createSegmentReads(database: Kysely<StoreDatabase>, guard: Store
           );
         }
         if (filter.withRaw === true) select = select.where("raw_count", ">", 0);
-        return select.orderBy("position").limit(segmentsPerQuery).execute();
+        return select.orderBy("position").limit(limit).execute();
       });
       if (rows.length > 0) yield rows;
-      if (rows.length < segmentsPerQuery) return;
+      if (rows.length < limit) return;
       after = (rows[rows.length - 1] as SegmentRow).position;
+      if (column === "entries") {
+        let entries = 0;
+        for (const row of rows) entries += row.entry_count;
+        limit = Math.max(
+          1,
+          Math.min(segmentsPerQuery, Math.floor((limit * entriesPerQuery) / Math.max(entries, 1))),
+        );
+      }
     }
   }
 
@@ -66,9 +83,9 @@ export function createSegmentReads(database: Kysely<StoreDatabase>, guard: Store
       pageSize: number,
     ): AsyncGenerator<StoredEntryLineText[]> {
       let page: StoredEntryLineText[] = [];
-      for await (const rows of segments(operation, runId, { fromSeq })) {
+      for await (const rows of segments(operation, runId, "entries", { fromSeq })) {
         for (const row of rows) {
-          const lines = segmentRecords(row.body, "E");
+          const lines = segmentEntryLines(row.text);
           for (let index = 0; index < lines.length; index++) {
             const seq = row.first_seq + index;
             if (seq < fromSeq) continue;
@@ -86,10 +103,10 @@ export function createSegmentReads(database: Kysely<StoreDatabase>, guard: Store
     /** The run's raw payloads, each once, a query's worth at a time. */
     async *rawPayloadPages(operation: string, runId: string): AsyncGenerator<RawPayloadInput[]> {
       const seen = new Set<string>();
-      for await (const rows of segments(operation, runId, { withRaw: true })) {
+      for await (const rows of segments(operation, runId, "records", { withRaw: true })) {
         const page: RawPayloadInput[] = [];
         for (const row of rows) {
-          for (const record of segmentRecords(row.body, "R")) {
+          for (const record of segmentRecords(row.text, "R")) {
             const payload = decodeRawRecord(record);
             if (seen.has(payload.hash)) continue;
             seen.add(payload.hash);
@@ -101,9 +118,9 @@ export function createSegmentReads(database: Kysely<StoreDatabase>, guard: Store
     },
 
     async readRaw(runId: string, hash: string): Promise<string | null> {
-      for await (const rows of segments("readRaw", runId, { withRaw: true })) {
+      for await (const rows of segments("readRaw", runId, "records", { withRaw: true })) {
         for (const row of rows) {
-          for (const record of segmentRecords(row.body, "R")) {
+          for (const record of segmentRecords(row.text, "R")) {
             if (record.startsWith(hash) && record.charCodeAt(hash.length) === 32) {
               return record.slice(hash.length + 1);
             }
@@ -118,14 +135,14 @@ export function createSegmentReads(database: Kysely<StoreDatabase>, guard: Store
       guard(operation, { runId, seq }, async (): Promise<CheckpointRecord | null> => {
         let select = database
           .selectFrom("charter_run_segments")
-          .select(["body", "created_at"])
+          .select(["records", "created_at"])
           .where("run_id", "=", runId);
         select =
           seq === null
             ? select.where("checkpoint_seq", "is not", null).orderBy("position", "desc")
             : select.where("checkpoint_seq", "=", seq);
         const row = await select.limit(1).executeTakeFirst();
-        const record = row === undefined ? undefined : segmentRecords(row.body, "C")[0];
+        const record = row === undefined ? undefined : segmentRecords(row.records, "C")[0];
         if (row === undefined || record === undefined) return null;
         const checkpoint = decodeCheckpointRecord(record);
         return { runId, ...checkpoint, createdAt: row.created_at };
@@ -134,9 +151,9 @@ export function createSegmentReads(database: Kysely<StoreDatabase>, guard: Store
     /** Every checkpoint of the run, in seq order. */
     async allCheckpoints(runId: string): Promise<CheckpointRecord[]> {
       const checkpoints: CheckpointRecord[] = [];
-      for await (const rows of segments("exportRun", runId)) {
+      for await (const rows of segments("exportRun", runId, "records")) {
         for (const row of rows) {
-          for (const record of segmentRecords(row.body, "C")) {
+          for (const record of segmentRecords(row.text, "C")) {
             checkpoints.push({ runId, ...decodeCheckpointRecord(record), createdAt: row.created_at });
           }
         }
@@ -146,9 +163,9 @@ export function createSegmentReads(database: Kysely<StoreDatabase>, guard: Store
 
     async accounting(runId: string): Promise<AccountingEntry[]> {
       const entries: AccountingEntry[] = [];
-      for await (const rows of segments("readAccounting", runId)) {
+      for await (const rows of segments("readAccounting", runId, "records")) {
         for (const row of rows) {
-          for (const record of segmentRecords(row.body, "A")) {
+          for (const record of segmentRecords(row.text, "A")) {
             entries.push(JSON.parse(splitNumbered(record).rest) as AccountingEntry);
           }
         }
@@ -158,9 +175,9 @@ export function createSegmentReads(database: Kysely<StoreDatabase>, guard: Store
 
     async toolResults(runId: string): Promise<(SegmentToolResult & { readonly createdAt: number })[]> {
       const results: (SegmentToolResult & { readonly createdAt: number })[] = [];
-      for await (const rows of segments("readToolResults", runId)) {
+      for await (const rows of segments("readToolResults", runId, "records")) {
         for (const row of rows) {
-          for (const record of segmentRecords(row.body, "T")) {
+          for (const record of segmentRecords(row.text, "T")) {
             results.push({ ...decodeToolResultRecord(record), createdAt: row.created_at });
           }
         }

@@ -2,11 +2,12 @@ import type { AccountingEntry } from "../session/accounting-entry.js";
 import type { CheckpointDocument, RawPayloadInput, ToolResultInput } from "./commit-batch.js";
 
 /**
- * The format of a run segment's body (the `v` of a `charter_run_segments` row). A body is lines joined by
- * "\n", each a one-letter tag and its record; no record holds a raw newline, because every one is JSON (which
- * escapes them) or a hash:
+ * The format of a run segment (the `v` of a `charter_run_segments` row). `entries` holds the transcript entries'
+ * exact lines joined by "\n" (the first is entry `first_seq`). `records` holds everything else, lines joined by
+ * "\n", each a one-letter tag and its record. No line holds a raw newline, because every record is JSON (which
+ * escapes them) or a hash. Apart, so that a read of one never reads the bytes of the other (verification reads
+ * every entry and every raw payload, a resume one checkpoint):
  *
- *   E<entry line>                    a transcript entry's exact line; its seq is first_seq + its rank among E lines
  *   R<hash> <json>                   a raw provider payload: its canonical JSON and BLAKE3 hash
  *   A<position> <json>               an accounting entry and its 0-based position in the run
  *   T<position> <json>               a tool result (turn, callId, toolName, server, requestHash, status, errorCode,
@@ -36,9 +37,13 @@ export interface RunSegmentRecords {
   readonly checkpoint: SegmentCheckpoint | null;
 }
 
-export function encodeRunSegment(records: RunSegmentRecords): string {
+export interface EncodedRunSegment {
+  readonly entries: string;
+  readonly records: string;
+}
+
+export function encodeRunSegment(records: RunSegmentRecords): EncodedRunSegment {
   const lines: string[] = [];
-  for (const line of records.entries) lines.push(`E${line}`);
   for (const payload of records.rawPayloads) lines.push(`R${payload.hash} ${payload.json}`);
   for (const { position, entry } of records.accounting) lines.push(`A${position} ${JSON.stringify(entry)}`);
   for (const { position, input } of records.toolResults) {
@@ -50,11 +55,16 @@ export function encodeRunSegment(records: RunSegmentRecords): string {
   if (checkpoint !== null) {
     lines.push(`C${checkpoint.seq} ${checkpoint.turn} ${JSON.stringify(checkpoint.document)}`);
   }
-  return lines.join("\n");
+  return { entries: records.entries.join("\n"), records: lines.join("\n") };
 }
 
-/** The body's records of one tag: the text after the tag, in order. */
-export function segmentRecords(body: string, tag: "E" | "R" | "A" | "T" | "C"): string[] {
+/** A segment's entry lines. */
+export function segmentEntryLines(entries: string): string[] {
+  return entries.length === 0 ? [] : entries.split("\n");
+}
+
+/** The segment's records of one tag: the text after the tag, in order. */
+export function segmentRecords(body: string, tag: "R" | "A" | "T" | "C"): string[] {
   const records: string[] = [];
   let start = 0;
   while (start <= body.length) {

@@ -138,7 +138,7 @@ export interface ToolCacheTable {
 }
 
 /**
- * One transaction of a running run (schema 2): its records in `body` (see run-segment.ts for the format, whose
+ * One transaction of a running run (schema 2): its entries' lines and its other records (see run-segment.ts for the format, whose
  * version is `v`), with the columns reads select segments by. `first_seq` is the seq of its first entry (the
  * run's entry count when it has none); `checkpoint_seq` the seq its checkpoint covers, if it has one.
  */
@@ -152,5 +152,6 @@ export interface RunSegmentsTable {
   raw_count: number;
   raw_bytes: number;
   created_at: number;
-  body: string;
+  records: string;
+  entries: string;
 }

@@ -105,7 +105,7 @@ export function* commitBatchProgram(
     const firstToolResult = updated.tool_result_count - toolResults.length;
     const covered =
       checkpoint === null ? null : entries.find((stored) => stored.entry.seq === checkpoint.seq)?.entry;
-    const body = encodeRunSegment({
+    const encoded = encodeRunSegment({
       entries: entries.map(({ line }) => (line.endsWith("\n") ? line.slice(0, -1) : line)),
       rawPayloads,
       accounting: accounting.map((entry, index) => ({ position: firstAccounting + index, entry })),
@@ -128,7 +128,8 @@ export function* commitBatchProgram(
         raw_count: rawPayloads.length,
         raw_bytes: rawBytes,
         created_at: now,
-        body,
+        records: encoded.records,
+        entries: encoded.entries,
       },
     ]);
   }

@@ -60,8 +60,8 @@ export const postgresStoreFactory: RunStoreFactory = async (): Promise<StoreUnde
           }),
         write: (row) =>
           query(
-            "update charter_run_segments set first_seq = $1, entry_count = $2, body = $3 where run_id = $4 and position = $5",
-            [row.first_seq, row.entry_count, row.body, row.run_id, row.position],
+            "update charter_run_segments set first_seq = $1, entry_count = $2, records = $3, entries = $4 where run_id = $5 and position = $6",
+            [row.first_seq, row.entry_count, row.records, row.entries, row.run_id, row.position],
           ),
       }),
       recordMigration: (name) =>

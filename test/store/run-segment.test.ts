@@ -4,6 +4,7 @@ import {
   decodeRawRecord,
   decodeToolResultRecord,
   encodeRunSegment,
+  segmentEntryLines,
   segmentRecords,
   splitNumbered,
 } from "../../src/store/run-segment.js";
@@ -31,35 +32,36 @@ describe("run segment format", () => {
         },
       },
     ],
-    checkpoint: { seq: 5, turn: 2, document: { v: 2, note: "E not an entry\nC not a checkpoint" } },
+    checkpoint: { seq: 5, turn: 2, document: { v: 2, note: "R not a payload\nC not a checkpoint" } },
   };
 
   it("reads back every record, in order, whatever its text holds", () => {
-    const body = encodeRunSegment(records);
-    expect(segmentRecords(body, "E")).toEqual(records.entries);
-    expect(segmentRecords(body, "R").map(decodeRawRecord)).toEqual(records.rawPayloads);
-    expect(segmentRecords(body, "A").map((record) => splitNumbered(record))).toEqual(
+    const encoded = encodeRunSegment(records);
+    expect(segmentEntryLines(encoded.entries)).toEqual(records.entries);
+    expect(segmentRecords(encoded.records, "R").map(decodeRawRecord)).toEqual(records.rawPayloads);
+    expect(segmentRecords(encoded.records, "A").map((record) => splitNumbered(record))).toEqual(
       records.accounting.map(({ position, entry }) => ({ number: position, rest: JSON.stringify(entry) })),
     );
-    expect(segmentRecords(body, "T").map(decodeToolResultRecord)).toEqual(records.toolResults);
-    expect(segmentRecords(body, "C").map(decodeCheckpointRecord)).toEqual([records.checkpoint]);
+    expect(segmentRecords(encoded.records, "T").map(decodeToolResultRecord)).toEqual(records.toolResults);
+    expect(segmentRecords(encoded.records, "C").map(decodeCheckpointRecord)).toEqual([records.checkpoint]);
   });
 
-  it("holds one line per record: no record text contains a raw newline", () => {
-    const body = encodeRunSegment(records);
-    expect(body.split("\n")).toHaveLength(2 + 1 + 2 + 1 + 1);
-    expect(body.split("\n").map((line) => line[0])).toEqual(["E", "E", "R", "A", "A", "T", "C"]);
+  it("holds one line per entry and per record: no text contains a raw newline", () => {
+    const encoded = encodeRunSegment(records);
+    expect(encoded.entries.split("\n")).toHaveLength(2);
+    expect(encoded.records.split("\n").map((line) => line[0])).toEqual(["R", "A", "A", "T", "C"]);
   });
 
-  it("is empty for an empty batch, with no records of any tag", () => {
-    const body = encodeRunSegment({
+  it("is empty for an empty batch, with no entries and no records of any tag", () => {
+    const encoded = encodeRunSegment({
       entries: [],
       rawPayloads: [],
       accounting: [],
       toolResults: [],
       checkpoint: null,
     });
-    expect(body).toBe("");
-    for (const tag of ["E", "R", "A", "T", "C"] as const) expect(segmentRecords(body, tag)).toEqual([]);
+    expect(encoded).toEqual({ entries: "", records: "" });
+    expect(segmentEntryLines(encoded.entries)).toEqual([]);
+    for (const tag of ["R", "A", "T", "C"] as const) expect(segmentRecords(encoded.records, tag)).toEqual([]);
   });
 });

@@ -8,7 +8,8 @@ export interface SegmentRow {
   readonly position: number;
   readonly first_seq: number;
   readonly entry_count: number;
-  readonly body: string;
+  readonly records: string;
+  readonly entries: string;
 }
 
 /** A backend's raw access to the segments table, behind the store's back (another process's connection). */
@@ -29,24 +30,23 @@ export function segmentTampering(
     const rows = await table.read(runId);
     const row = rows.find((each) => each.first_seq <= seq && seq < each.first_seq + each.entry_count);
     expect(row, `a segment of ${runId} holds entry ${seq}`).toBeDefined();
-    const lines = (row as SegmentRow).body.split("\n");
-    const entryLines = lines.flatMap((line, index) => (line.startsWith("E") ? [index] : []));
-    return { row: row as SegmentRow, lines, at: entryLines[seq - (row as SegmentRow).first_seq] as number };
+    const lines = (row as SegmentRow).entries.split("\n");
+    return { row: row as SegmentRow, lines, at: seq - (row as SegmentRow).first_seq };
   }
   return {
     async entryLine(runId, seq) {
       const { lines, at } = await holding(runId, seq);
-      return (lines[at] as string).slice(1);
+      return lines[at] as string;
     },
     async replaceEntryLine(runId, seq, line) {
       const { row, lines, at } = await holding(runId, seq);
-      lines[at] = `E${line}`;
-      await table.write({ ...row, body: lines.join("\n") });
+      lines[at] = line;
+      await table.write({ ...row, entries: lines.join("\n") });
     },
     async deleteEntry(runId, seq) {
       const { row, lines, at } = await holding(runId, seq);
       lines.splice(at, 1);
-      await table.write({ ...row, entry_count: row.entry_count - 1, body: lines.join("\n") });
+      await table.write({ ...row, entry_count: row.entry_count - 1, entries: lines.join("\n") });
     },
     async shiftEntrySeqs(runId, fromSeq, offset) {
       // A segment numbers its entries from its first_seq: only whole segments can be renumbered.
@@ -57,11 +57,11 @@ export function segmentTampering(
     },
     async replaceRawPayload(hash, json) {
       for (const row of await table.read(null)) {
-        const lines = row.body.split("\n");
+        const lines = row.records.split("\n");
         const at = lines.findIndex((line) => line.startsWith(`R${hash} `));
         if (at === -1) continue;
         lines[at] = `R${hash} ${json}`;
-        await table.write({ ...row, body: lines.join("\n") });
+        await table.write({ ...row, records: lines.join("\n") });
       }
     },
   };
@@ -91,9 +91,9 @@ export function sqliteSegmentTable(path: string): SegmentTable {
       withDatabase((database) => {
         database
           .prepare(
-            "update charter_run_segments set first_seq = ?, entry_count = ?, body = ? where run_id = ? and position = ?",
+            "update charter_run_segments set first_seq = ?, entry_count = ?, records = ?, entries = ? where run_id = ? and position = ?",
           )
-          .run(row.first_seq, row.entry_count, row.body, row.run_id, row.position);
+          .run(row.first_seq, row.entry_count, row.records, row.entries, row.run_id, row.position);
       }),
   };
 }

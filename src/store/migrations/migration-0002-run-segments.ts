@@ -21,8 +21,10 @@ export const migration0002RunSegments: Migration = {
       .addColumn("raw_count", "integer", (column) => column.notNull())
       .addColumn("raw_bytes", "bigint", (column) => column.notNull())
       .addColumn("created_at", "bigint", (column) => column.notNull())
-      // Last: SQLite reads the columns before a row's overflow pages without following them.
-      .addColumn("body", "text", (column) => column.notNull())
+      // The large column last: SQLite reads the columns before it without following the row's overflow pages
+      // through it, so reading `records` (a checkpoint, the raw payloads) does not read the entries.
+      .addColumn("records", "text", (column) => column.notNull())
+      .addColumn("entries", "text", (column) => column.notNull())
       .addPrimaryKeyConstraint("charter_run_segments_pk", ["run_id", "position"])
       .execute();
     await db.schema

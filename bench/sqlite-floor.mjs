@@ -180,7 +180,7 @@ function pseudoHash() {
 }
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-const directory = mkdtempSync(join(tmpdir(), "charter-sqlite-floor-"));
+const directory = mkdtempSync(join(process.env.FLOOR_DIR ?? tmpdir(), "charter-sqlite-floor-"));
 try {
   console.log(
     `SQLite floor of one durable tool turn (~8.5 KB in ${turnsPerRun}-turn runs), ${process.version}:`,

@@ -66,6 +66,7 @@ const notReExecutedBecause: Record<NotReExecutedReason, string> = {
   not_executed: "not executed in the record",
   destructive: "destructive",
   not_idempotent: "neither read-only nor idempotent",
+  source_changed: "its name leads to another tool now, or to none",
 };
 
 /** The human report: the verdict, then with live tools what ran again, what did not and why, and every divergence. */

@@ -39,8 +39,9 @@ export async function createLiveToolExecutor(
     environment,
   });
   sources.push(...started.sources);
+  const registry = new ToolRegistry(started.tools);
   const executor = createToolCallExecutor({
-    registry: new ToolRegistry(started.tools),
+    registry,
     policy: contract,
     environment,
     runId: "live-tools",
@@ -52,6 +53,7 @@ export async function createLiveToolExecutor(
       executor,
       destructiveTools:
         overrides.destructiveTools ?? agent.settings.destructiveTools ?? defaults.destructiveTools ?? [],
+      sourceOf: (name) => registry.get(name)?.manifest.source ?? null,
     },
     close: async () => void (await Promise.allSettled(sources.map((source) => source.close()))),
   };

@@ -10,10 +10,20 @@ import { idempotencyClassOf } from "./guard-tool-calls.js";
 export interface LiveTools {
   readonly executor: ToolCallExecutor;
   readonly destructiveTools: readonly string[];
+  /** Where the live tools' names lead now: the source each started tool has (kind, server, tool). */
+  readonly sourceOf: (name: string) => ToolManifestEntry["source"] | null;
 }
 
-/** Why a call was answered from the record although the tools run live. */
-export type NotReExecutedReason = "denied" | "not_executed" | "destructive" | "not_idempotent";
+/**
+ * Why a call was answered from the record although the tools run live. `source_changed`: the name now leads to
+ * another tool (another server, or a different tool of it) than the one the record ran, or to none.
+ */
+export type NotReExecutedReason =
+  | "denied"
+  | "not_executed"
+  | "destructive"
+  | "not_idempotent"
+  | "source_changed";
 
 export interface NotReExecutedCall {
   readonly callId: string;
@@ -106,10 +116,10 @@ export async function replayToolCalls(
       };
     }
     if (options.live !== null) {
-      const reason = notReExecutedReason(
-        result,
-        idempotencyClassOf(options.manifest.get(call.name), destructive),
-      );
+      const recordedEntry = options.manifest.get(call.name);
+      const reason =
+        notReExecutedReason(result, idempotencyClassOf(recordedEntry, destructive)) ??
+        (sameSource(recordedEntry?.source, options.live.sourceOf(call.name)) ? null : "source_changed");
       if (reason !== null) {
         options.notReExecuted.push({ callId: call.id, tool: call.name, turn, reason });
       } else {
@@ -135,6 +145,19 @@ export async function replayToolCalls(
     results.push(result);
   }
   return { results };
+}
+
+function sameSource(
+  recorded: ToolManifestEntry["source"] | undefined,
+  live: ToolManifestEntry["source"] | null,
+): boolean {
+  return (
+    recorded !== undefined &&
+    live !== null &&
+    recorded.kind === live.kind &&
+    recorded.server === live.server &&
+    recorded.tool === live.tool
+  );
 }
 
 function notReExecutedReason(

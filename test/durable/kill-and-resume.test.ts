@@ -198,6 +198,29 @@ describe("replay --live-tools", () => {
     expect(fromDirectory.stdout).toBe("");
   });
 
+  it("does not re-execute a call whose tool name no longer leads to the tool the record ran", async () => {
+    const { directory, store } = await durableWorkspace([
+      {
+        kind: "tool_calls",
+        calls: [{ id: "call_echo", name: "test__echo", arguments: { text: "same answer" } }],
+      },
+      {
+        kind: "tool_calls",
+        calls: [{ name: "final_report", arguments: { format: "markdown", content: "done" } }],
+      },
+    ]);
+    const result = JSON.parse((await cli(runArguments(directory, store))).stdout) as AIAgentResult;
+    expect(result.success).toBe(true);
+    // The agent file the run was invoked with no longer uses the server: `test__echo` leads nowhere now.
+    await writeFile(join(directory, "agent.md"), "---\nmodels: [local/m]\ntools: []\n---\nEcho.\n");
+    const replayed = await cli(["replay", result.runId, "--live-tools", "--json", "--store", store]);
+    expect(JSON.parse(replayed.stdout)).toMatchObject({
+      ok: true,
+      reExecuted: [],
+      notReExecuted: [{ callId: "call_echo", tool: "test__echo", turn: 1, reason: "source_changed" }],
+    });
+  });
+
   it("never re-executes a destructive call the user denied", async () => {
     const { directory, recordFile, store } = await durableWorkspace([
       {

@@ -112,7 +112,8 @@ export function createKyselyRunStore(options: KyselyRunStoreOptions): RunStore {
           if (failure.details.reason !== "duplicate_record") throw failure;
           throw storeError("run_exists", `run ${header.run_id} is already stored`, { runId: header.run_id });
         }
-        return toRunRecord(row, documents);
+        // The documents as given, not parsed back from the JSON just made of them (a contract is a few KB).
+        return { ...toRunSummary(row), contract, header };
       }),
 
     appendCommit: (batch) =>

@@ -9,7 +9,8 @@
 // annotations is not idempotent and must never run twice: the call has to be durable before it starts.
 // better-sqlite3, WAL, synchronous=NORMAL (a committed transaction survives kill -9), prepared statements.
 //
-// Knobs: FLOOR_SECONDS [2] per repetition, FLOOR_REPS [5] (the median is printed), FLOOR_TURNS [20] per run.
+// Knobs: FLOOR_SECONDS [2] per repetition, FLOOR_REPS [5] (the median is printed), FLOOR_TURNS [20] per run,
+// FLOOR_DIR [the system's temporary directory] where the database files go (/dev/shm: without the disk).
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

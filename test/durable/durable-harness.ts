@@ -184,10 +184,26 @@ export function holdStoreWriteLock(store: string): () => void {
 }
 
 /** The one run directory's transcript.jsonl under `runs` (a run started by `charter run --runs-dir runs`). */
-export async function runDirectoryTranscript(runs: string): Promise<string> {
-  const [runId, ...others] = await readdir(runs);
-  expect(others).toEqual([]);
-  return join(runs, runId!, "transcript.jsonl");
+export function runDirectoryTranscript(runs: string): Promise<string> {
+  // The run writes its directory asynchronously: it may not be there yet when a tool of the run has started.
+  return new Promise((resolveFound, reject) => {
+    let done = false;
+    const watcher = watch(dirname(runs), { recursive: true }, () => void check());
+    async function check(): Promise<void> {
+      const names = await readdir(runs).catch(() => [] as string[]);
+      if (done || names.length === 0) return;
+      done = true;
+      watcher.close();
+      try {
+        expect(names).toHaveLength(1);
+        resolveFound(join(runs, names[0] as string, "transcript.jsonl"));
+      } catch (error) {
+        reject(error);
+      }
+    }
+    watcher.on("error", reject);
+    void check();
+  });
 }
 
 /** Whether a JSONL transcript's complete lines hold an entry of this state and turn. */

@@ -112,8 +112,7 @@ export function createKyselyRunStore(options: KyselyRunStoreOptions): RunStore {
           if (failure.details.reason !== "duplicate_record") throw failure;
           throw storeError("run_exists", `run ${header.run_id} is already stored`, { runId: header.run_id });
         }
-        // The documents as given, not parsed back from the JSON just made of them (a contract is a few KB).
-        return { ...toRunSummary(row), contract, header };
+        return toRunRecord(row, documents);
       }),
 
     appendCommit: (batch) =>
@@ -226,7 +225,7 @@ export function createKyselyRunStore(options: KyselyRunStoreOptions): RunStore {
           .selectFrom("charter_raw_payloads")
           .select((expression) => expression.fn.sum<number>("bytes").as("bytes"))
           .executeTakeFirstOrThrow();
-        // Segments (schema 2) keep a run's payloads with the run: one copy per run that stored it.
+        // Segments (schema 2) keep a run's payloads with the run: one copy per segment that stored it.
         const segments = await database
           .selectFrom("charter_run_segments")
           .select((expression) => [

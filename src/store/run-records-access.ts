@@ -6,7 +6,7 @@ import type { CheckpointDocument, ToolOutputInput } from "./commit-batch.js";
 import { createSegmentReads } from "./run-segment-reads.js";
 import type { PageOptions, RunStore } from "./run-store.js";
 import type { StoreDatabase } from "./store-database.js";
-import { runNotFound } from "./store-errors.js";
+import { runNotFound, storeError } from "./store-errors.js";
 import type { StoreGuard } from "./store-guard.js";
 import { storeRecordVersion } from "./store-record-version.js";
 import type {
@@ -94,7 +94,7 @@ export function createRunRecordsAccess(
     }
     for await (const page of segments.entryLinePages("readEntryLines", runId, next, pageSize)) {
       yield page.map(({ seq, line }) => {
-        const entry = JSON.parse(line) as { step_id: string; state: string; turn: number; hash: string };
+        const entry = parseStoredLine(runId, seq, line);
         return { seq, stepId: entry.step_id, state: entry.state, turn: entry.turn, hash: entry.hash, line };
       });
     }
@@ -143,6 +143,8 @@ export function createRunRecordsAccess(
 
     async *readRunRawPayloads(runId, paging = {}): AsyncGenerator<readonly StoredRawPayload[]> {
       const pageSize = pageSizeOf(paging);
+      // A run stored before schema 2 and resumed since may have stored a payload in both places.
+      const seen = new Set<string>();
       let after = "";
       for (;;) {
         const rows = await guard("readRunRawPayloads", { runId }, () =>
@@ -156,11 +158,12 @@ export function createRunRecordsAccess(
             .limit(pageSize)
             .execute(),
         );
+        for (const row of rows) seen.add(row.hash);
         if (rows.length > 0) yield rows;
         if (rows.length < pageSize) break;
         after = rows[rows.length - 1]?.hash ?? after;
       }
-      yield* segments.rawPayloadPages("readRunRawPayloads", runId);
+      yield* segments.rawPayloadPages("readRunRawPayloads", runId, pageSize, seen);
     },
 
     latestCheckpoint: async (runId) =>
@@ -282,6 +285,20 @@ export function createRunRecordsAccess(
         }));
       }),
   };
+}
+
+/** A segment's entry line, parsed for the columns schema 1 kept beside it; a damaged one is `record_corrupt`. */
+function parseStoredLine(runId: string, seq: number, line: string) {
+  try {
+    return JSON.parse(line) as { step_id: string; state: string; turn: number; hash: string };
+  } catch (error) {
+    throw storeError(
+      "record_corrupt",
+      `run ${runId}: the stored line of entry ${seq} is not JSON`,
+      { runId, seq },
+      error,
+    );
+  }
 }
 
 function toCheckpointRecord(row: {

@@ -63,8 +63,25 @@ export function segmentEntryLines(entries: string): string[] {
   return entries.length === 0 ? [] : entries.split("\n");
 }
 
+export type SegmentTag = "R" | "A" | "T" | "C";
+
+/**
+ * Why a text cannot be stored as a line of a segment, or null when it can: the format has no escapes, so an
+ * entry line or a raw payload must hold no newline (canonical JSON never does), an entry line must not be empty,
+ * and a hash must hold no whitespace. The store refuses such a batch (`batch_invalid`) rather than store it wrong.
+ */
+export function unsegmentableText(
+  kind: "entry line" | "raw payload" | "raw payload hash",
+  text: string,
+): string | null {
+  if (kind === "entry line" && text.length === 0) return "an entry line is empty";
+  if (kind === "raw payload hash")
+    return text.length === 0 || /\s/.test(text) ? "a raw payload's hash is empty or holds whitespace" : null;
+  return text.includes("\n") ? `a ${kind} holds a raw newline` : null;
+}
+
 /** The segment's records of one tag: the text after the tag, in order. */
-export function segmentRecords(body: string, tag: "R" | "A" | "T" | "C"): string[] {
+export function segmentRecords(body: string, tag: SegmentTag): string[] {
   const records: string[] = [];
   let start = 0;
   while (start <= body.length) {

@@ -82,7 +82,10 @@ export interface RunStore {
   readEntries(runId: string, options?: { readonly fromSeq?: number }): AsyncIterable<TranscriptEntry>;
   /** A raw payload the run stored, by content hash: its canonical JSON. */
   readRaw(runId: string, hash: string): Promise<string | null>;
-  /** The raw payloads a run stored, in hash order, a page at a time. */
+  /**
+   * The raw payloads a run stored, each once, a page (at most `pageSize`) at a time: those in the schema 1 tables
+   * in hash order, then those of its segments in the order they were committed.
+   */
   readRunRawPayloads(runId: string, options?: PageOptions): AsyncIterable<readonly StoredRawPayload[]>;
   /** The checkpoint with the highest seq, or null before the first COMMIT. */
   latestCheckpoint(runId: string): Promise<CheckpointRecord | null>;

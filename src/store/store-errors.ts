@@ -22,7 +22,9 @@ export type StoreFailureReason =
   /** The database was migrated by a newer Charter, or an export was written by one. */
   | "schema_newer"
   /** The database cannot be opened, reached or queried. */
-  | "store_unavailable";
+  | "store_unavailable"
+  /** A stored record cannot be read back as written (a damaged segment, say). */
+  | "record_corrupt";
 
 /**
  * The error code each reason is reported with. The conflicts and bad batches are the caller's to fix
@@ -39,6 +41,7 @@ const codeByReason = {
   export_invalid: "ARGUMENT_INVALID",
   schema_newer: "CONFIGURATION_INVALID",
   store_unavailable: "INTERNAL_ERROR",
+  record_corrupt: "INTERNAL_ERROR",
 } as const satisfies Record<StoreFailureReason, string>;
 
 export function storeError(

@@ -66,7 +66,7 @@ export interface RunStoreStatistics {
   readonly entries: number;
   /**
    * Raw payloads: in the tables of schema 1 each distinct payload once, whatever the number of runs referencing it;
-   * in segments (schema 2) one per run that stored it.
+   * in segments (schema 2) one per segment that stored it.
    */
   readonly rawPayloads: number;
   readonly rawPayloadBytes: number;

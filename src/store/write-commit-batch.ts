@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
 import type { CommitBatch, CommitReceipt, RunFinish, StoredEntryInput } from "./commit-batch.js";
-import { encodeRunSegment, runSegmentVersion } from "./run-segment.js";
+import { encodeRunSegment, runSegmentVersion, unsegmentableText } from "./run-segment.js";
 import type { StatementProgram } from "./statement-program.js";
 import type { StoreDatabase } from "./store-database.js";
 import { runNotFound, storeError } from "./store-errors.js";
@@ -23,6 +23,20 @@ export function checkCommitBatch(batch: CommitBatch): void {
         previousSeq: previous.seq,
       });
     }
+  }
+  const unsegmentable =
+    entries
+      .map(({ line }) => unsegmentableText("entry line", line.endsWith("\n") ? line.slice(0, -1) : line))
+      .find((reason) => reason !== null) ??
+    (batch.rawPayloads ?? [])
+      .flatMap(({ hash, json }) => [
+        unsegmentableText("raw payload hash", hash),
+        unsegmentableText("raw payload", json),
+      ])
+      .find((reason) => reason !== null) ??
+    null;
+  if (unsegmentable !== null) {
+    throw storeError("batch_invalid", `the batch cannot be stored: ${unsegmentable}`, { runId: batch.runId });
   }
   const checkpoint = batch.checkpoint;
   if (checkpoint === undefined || checkpoint === null) return;

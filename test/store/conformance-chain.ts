@@ -168,6 +168,18 @@ export function describeChainConformance({ current }: ConformanceContext): void 
         store.appendCommit({ ...batch, checkpoint: { seq: commitSeq, document: {} as { v: number } } }),
       );
       expect(unversioned.details.reason).toBe("batch_invalid");
+      // What a segment's lines cannot hold is refused, not stored wrong: a raw newline, a hash with a space, an
+      // empty entry line (canonical JSON and BLAKE3 hex, which the transcript writes, are never any of these).
+      const payload = (batch.rawPayloads ?? [])[0]!;
+      for (const unstorable of [
+        { ...batch, rawPayloads: [{ ...payload, json: '{\n"a": 1\n}' }] },
+        { ...batch, rawPayloads: [{ ...payload, hash: "x y" }] },
+        { ...batch, entries: [{ ...entries[0]!, line: "" }, ...entries.slice(1)] },
+      ]) {
+        const refused = await charterErrorOf(store.appendCommit(unstorable));
+        expect(refused.code).toBe("ARGUMENT_INVALID");
+        expect(refused.details.reason).toBe("batch_invalid");
+      }
       const unknownRun = await charterErrorOf(store.appendCommit({ ...batch, runId: "run-nobody" }));
       expect(unknownRun.code).toBe("RUN_NOT_FOUND");
       expect((await store.getRun("run-batches"))?.entryCount).toBe(0);

@@ -145,7 +145,10 @@ export function describeDurabilityConformance({ current, factory }: ConformanceC
         // importRun writes the schema 1 tables; the next batch goes into a segment.
         await other.store.importRun(exported);
         await other.store.reopenRun("run-mixed");
-        await other.store.appendCommit(draft.batch(draft.appendTurn(3)));
+        // The resumed writer stores a payload the run already stored before (the same provider error, say).
+        const third = draft.batch(draft.appendTurn(3));
+        const repeated = exported.raw_payloads[0]!;
+        await other.store.appendCommit({ ...third, rawPayloads: [...(third.rawPayloads ?? []), repeated] });
         expect(await verifyStoredRun(other.store, "run-mixed")).toMatchObject({ ok: true, entries: 15 });
         const seqs: number[] = [];
         for await (const entry of other.store.readEntries("run-mixed")) seqs.push(entry.seq);
@@ -170,6 +173,18 @@ export function describeDurabilityConformance({ current, factory }: ConformanceC
         );
         expect(new Set(rawHashes).size).toBe(rawHashes.length);
         expect(rawHashes).toHaveLength(exported.raw_payloads.length + 2);
+        // Exported once each, so the export imports into another store.
+        expect(again.raw_payloads.filter((payload) => payload.hash === repeated.hash)).toHaveLength(1);
+        const elsewhere = await factory();
+        try {
+          await elsewhere.store.importRun(again);
+          expect(await verifyStoredRun(elsewhere.store, "run-mixed")).toMatchObject({
+            ok: true,
+            entries: 15,
+          });
+        } finally {
+          await elsewhere.dispose();
+        }
       } finally {
         await other.dispose();
       }

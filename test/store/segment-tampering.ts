@@ -48,6 +48,10 @@ export function segmentTampering(
       lines.splice(at, 1);
       await table.write({ ...row, entry_count: row.entry_count - 1, entries: lines.join("\n") });
     },
+    async miscountSegment(runId, seq, entryCount) {
+      const { row } = await holding(runId, seq);
+      await table.write({ ...row, entry_count: entryCount });
+    },
     async shiftEntrySeqs(runId, fromSeq, offset) {
       // A segment numbers its entries from its first_seq: only whole segments can be renumbered.
       for (const row of await table.read(runId)) {

@@ -54,6 +54,8 @@ export interface StoreTampering {
   /** Adds `offset` to the seq column of the run's rows from `fromSeq` on (their lines unchanged). */
   shiftEntrySeqs(runId: string, fromSeq: number, offset: number): Promise<void>;
   replaceRawPayload(hash: string, json: string): Promise<void>;
+  /** Sets the entry count of the segment holding entry `seq` (its lines unchanged). */
+  miscountSegment(runId: string, seq: number, entryCount: number): Promise<void>;
   recordMigration(name: string): Promise<void>;
 }
 

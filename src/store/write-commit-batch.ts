@@ -26,7 +26,7 @@ export function checkCommitBatch(batch: CommitBatch): void {
   }
   const unsegmentable =
     entries
-      .map(({ line }) => unsegmentableText("entry line", line.endsWith("\n") ? line.slice(0, -1) : line))
+      .map(({ line }) => unsegmentableText("entry line", withoutNewline(line)))
       .find((reason) => reason !== null) ??
     (batch.rawPayloads ?? [])
       .flatMap(({ hash, json }) => [
@@ -120,7 +120,7 @@ export function* commitBatchProgram(
     const covered =
       checkpoint === null ? null : entries.find((stored) => stored.entry.seq === checkpoint.seq)?.entry;
     const encoded = encodeRunSegment({
-      entries: entries.map(({ line }) => (line.endsWith("\n") ? line.slice(0, -1) : line)),
+      entries: entries.map(({ line }) => withoutNewline(line)),
       rawPayloads,
       accounting: accounting.map((entry, index) => ({ position: firstAccounting + index, entry })),
       toolResults: toolResults.map((input, index) => ({ position: firstToolResult + index, input })),
@@ -163,6 +163,11 @@ export function* commitBatchProgram(
     })),
   );
   return { entryCount: updated.entry_count, headHash: updated.head_hash };
+}
+
+/** An entry's line as stored: without the newline the transcript module may end it with. */
+function withoutNewline(line: string): string {
+  return line.endsWith("\n") ? line.slice(0, -1) : line;
 }
 
 /** Why the fencing update matched no row: the run is missing, not running, or the chain moved on. */

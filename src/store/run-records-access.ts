@@ -77,42 +77,63 @@ export function createRunRecordsAccess(
       .limit(pageSize);
   }
 
-  async function* pagedEntryLines(
+  /**
+   * A run's entries from `fromSeq`: the pages of its schema 1 rows (`readPage`), then those of its segments from the
+   * seq after the last row, each segment line turned into the same record by `fromSegment`.
+   */
+  async function* schemaOneThenSegments<Row extends { readonly seq: number }>(
+    operation: string,
+    runId: string,
+    fromSeq: number,
+    pageSize: number,
+    readPage: (fromSeq: number) => Promise<Row[]>,
+    fromSegment: (line: StoredEntryLineText) => Row,
+  ): AsyncGenerator<readonly Row[]> {
+    let next = fromSeq;
+    for await (const page of pagedBySeq(operation, runId, fromSeq, pageSize, readPage)) {
+      yield page;
+      next = (page[page.length - 1] as Row).seq + 1;
+    }
+    for await (const page of segments.entryLinePages(operation, runId, next, pageSize)) {
+      yield page.map(fromSegment);
+    }
+  }
+
+  function pagedEntryLines(
     runId: string,
     fromSeq: number,
     pageSize: number,
   ): AsyncGenerator<readonly StoredEntryLine[]> {
-    let next = fromSeq;
-    for await (const page of pagedBySeq("readEntryLines", runId, fromSeq, pageSize, (from) =>
-      entryPage(runId, from, pageSize)
-        // Aliased to the record's names: the driver's rows are the records, with no copy per line.
-        .select(["seq", "step_id as stepId", "state", "turn", "hash", "line"])
-        .execute(),
-    )) {
-      yield page;
-      next = (page[page.length - 1] as StoredEntryLine).seq + 1;
-    }
-    for await (const page of segments.entryLinePages("readEntryLines", runId, next, pageSize)) {
-      yield page.map(({ seq, line }) => {
+    return schemaOneThenSegments(
+      "readEntryLines",
+      runId,
+      fromSeq,
+      pageSize,
+      (from) =>
+        entryPage(runId, from, pageSize)
+          // Aliased to the record's names: the driver's rows are the records, with no copy per line.
+          .select(["seq", "step_id as stepId", "state", "turn", "hash", "line"])
+          .execute(),
+      ({ seq, line }) => {
         const entry = parseStoredLine(runId, seq, line);
         return { seq, stepId: entry.step_id, state: entry.state, turn: entry.turn, hash: entry.hash, line };
-      });
-    }
+      },
+    );
   }
 
-  async function* pagedEntryLineTexts(
+  function pagedEntryLineTexts(
     runId: string,
     fromSeq: number,
     pageSize: number,
   ): AsyncGenerator<readonly StoredEntryLineText[]> {
-    let next = fromSeq;
-    for await (const page of pagedBySeq("readEntryLineTexts", runId, fromSeq, pageSize, (from) =>
-      entryPage(runId, from, pageSize).select(["seq", "line"]).execute(),
-    )) {
-      yield page;
-      next = (page[page.length - 1] as StoredEntryLineText).seq + 1;
-    }
-    yield* segments.entryLinePages("readEntryLineTexts", runId, next, pageSize);
+    return schemaOneThenSegments(
+      "readEntryLineTexts",
+      runId,
+      fromSeq,
+      pageSize,
+      (from) => entryPage(runId, from, pageSize).select(["seq", "line"]).execute(),
+      (line) => line,
+    );
   }
 
   return {

@@ -50,19 +50,24 @@ function scriptedStep(turn, turns) {
     : { kind: "text", text: "done", usage: { prompt_tokens: 120 + 28 * turn, completion_tokens: 2 } };
 }
 
-const echo = defineFunctionTool({
-  name: "echo",
-  description: "Echoes its text.",
-  inputSchema: {
-    type: "object",
-    properties: { text: { type: "string" } },
-    required: ["text"],
-    additionalProperties: false,
-  },
-  async execute(input) {
-    return String(input.text);
-  },
-});
+// The echo has no side effect and says so (`readOnlyHint`): a durable turn calling it is one transaction. The
+// durable section also measures an echo without the hint (a tool of unknown class, recorded before it runs).
+const defineEcho = (annotations) =>
+  defineFunctionTool({
+    name: "echo",
+    description: "Echoes its text.",
+    inputSchema: {
+      type: "object",
+      properties: { text: { type: "string" } },
+      required: ["text"],
+      additionalProperties: false,
+    },
+    ...(annotations === null ? {} : { annotations }),
+    async execute(input) {
+      return String(input.text);
+    },
+  });
+const echo = defineEcho({ readOnlyHint: true });
 
 // The model works out the turn from the history it is sent (tool results so far + 1), as the peers' harness does,
 // so one prepared agent serves every session.
@@ -77,16 +82,19 @@ const model = createStrictScriptedModel({
     return scriptedStep(turn, turns);
   },
 });
-const agent = prepareAgent({
-  agent: {
-    id: "bench",
-    systemPrompt: "You are a benchmark agent.",
-    settings: { maxTurns: 60, toolPolicy: "optional" },
-  },
-  targets: [{ provider: "bench", model: "scripted", contextWindow: 1_000_000 }],
-  models: [model],
-  tools: [echo],
-});
+const prepareBenchAgent = (tool) =>
+  prepareAgent({
+    agent: {
+      id: "bench",
+      systemPrompt: "You are a benchmark agent.",
+      settings: { maxTurns: 60, toolPolicy: "optional" },
+    },
+    targets: [{ provider: "bench", model: "scripted", contextWindow: 1_000_000 }],
+    models: [model],
+    tools: [tool],
+  });
+const agent = prepareBenchAgent(echo);
+const unannotatedAgent = prepareBenchAgent(defineEcho(null));
 
 function checkResult(result, turns) {
   if (!result.success || result.turns !== turns || result.finalReport?.content !== "done") {
@@ -122,13 +130,19 @@ const invocation = { agent_path: "bench/run.mjs", config_path: null, cwd: proces
  * docs/durable-runs.md); the run's end recorded before the transcript
  * closes. `agent.run` resolves only once all of it is committed.
  */
-function durableSession(store) {
+function durableSession(store, durableAgent = agent) {
   let checked = false;
   return async (turns) => {
     const runId = systemEnvironment.newId("run");
     const writer = createStoreTranscriptWriter({ store, agentId: "bench" });
-    const hooks = createDurableRunHooks({ store, writer, runId, invocation });
-    const { result } = await agent.run({
+    const hooks = createDurableRunHooks({
+      store,
+      writer,
+      runId,
+      invocation,
+      tools: { manifest: durableAgent.contract.tool_manifest },
+    });
+    const { result } = await durableAgent.run({
       prompt: `session turns ${turns}: start`,
       runId,
       transcriptWriter: writer,
@@ -263,6 +277,7 @@ async function measureOverhead() {
     const session = durableSession(sqlite);
     durable.sqlite = {};
     for (const turns of [20, 5, 50]) durable.sqlite[`T${turns}`] = await measure(session, turns);
+    durable.sqlite.unannotatedT20 = await measure(durableSession(sqlite, unannotatedAgent), 20);
   } finally {
     await sqlite.close();
   }
@@ -287,6 +302,7 @@ async function measureOverhead() {
     `durable per-turn overhead at T=20 (a checkpoint committed at every COMMIT, before the next inference):\n` +
       `  in memory (no writer)  ${us(t20.charter)}\n` +
       `  durable, SQLite        ${us(durable.sqlite.T20)}   (WAL, synchronous=NORMAL; T=5 ${durable.sqlite.T5.toFixed(1)}, T=50 ${durable.sqlite.T50.toFixed(1)}; T=50 / T=5 = ${(durable.sqlite.T50 / durable.sqlite.T5).toFixed(2)})\n` +
+      `  durable, SQLite, echo without readOnlyHint ${us(durable.sqlite.unannotatedT20)}   (its call recorded before it runs: two transactions per turn)\n` +
       (durable.postgres !== undefined
         ? `  durable, PostgreSQL    ${us(durable.postgres.T20)}   (synchronous_commit=${durable.postgres.settings.synchronous_commit}, fsync=${durable.postgres.settings.fsync})\n`
         : "  durable, PostgreSQL    skipped (set CHARTER_BENCH_POSTGRES_URL=postgres://... to measure it)\n") +

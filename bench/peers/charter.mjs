@@ -74,25 +74,31 @@ export const meta = {
       : "") +
     ": prepareAgent() once + agent.run() per session, function tool, hash-chained transcript (head only by default); " +
     "inproc: ModelClient object; http: createOpenAICompatibleModelClient; " +
-    "variants: memory (in-memory writer keeps every entry), sqlite (durable: SQLite run store, checkpoint at every COMMIT)",
+    "variants: memory (in-memory writer keeps every entry), sqlite (durable: SQLite run store, checkpoint at every COMMIT; " +
+    "echo read-only), sqlite-unannotated (the same with an echo of unknown class: its call recorded before it runs)",
 };
 
 const RUN_PREFIX = "peers-";
 const sessionOfRun = (runId) => runId.slice(RUN_PREFIX.length);
 
-const echo = defineFunctionTool({
-  name: TOOL_NAME,
-  description: TOOL_DESCRIPTION,
-  inputSchema: {
-    type: "object",
-    properties: { text: { type: "string" } },
-    required: ["text"],
-    additionalProperties: false,
-  },
-  async execute(input, context) {
-    return echoTool(sessionOfRun(context.runId), input.text);
-  },
-});
+// The scenario's echo has no side effect, and says so (`readOnlyHint`, as an MCP server would): a durable turn
+// calling it is one transaction. Variant `sqlite-unannotated` leaves the hint out (a tool of unknown class):
+// the call is recorded before it runs, two transactions per turn.
+const defineEcho = (annotations) =>
+  defineFunctionTool({
+    name: TOOL_NAME,
+    description: TOOL_DESCRIPTION,
+    inputSchema: {
+      type: "object",
+      properties: { text: { type: "string" } },
+      required: ["text"],
+      additionalProperties: false,
+    },
+    ...(annotations ? { annotations } : {}),
+    async execute(input, context) {
+      return echoTool(sessionOfRun(context.runId), input.text);
+    },
+  });
 
 let responseSeq = 0;
 // Charter's ModelClient over the harness's scripted model.
@@ -145,10 +151,11 @@ const scriptedModel = {
 // repetitions, outside timing) starts a fresh database file. The first session of the process (warm-up, outside
 // timing) must verify from the store (`verifyStoredRun`).
 export default async function create({ transport = "inproc", variant, baseURL, fetch } = {}) {
-  if (variant !== undefined && variant !== "memory" && variant !== "sqlite")
+  if (variant !== undefined && !["memory", "sqlite", "sqlite-unannotated"].includes(variant))
     throw new Error(`charter: unknown variant ${variant}`);
   const retainEntries = variant === "memory";
-  const durable = variant === "sqlite";
+  const durable = variant === "sqlite" || variant === "sqlite-unannotated";
+  const echo = defineEcho(variant === "sqlite-unannotated" ? null : { readOnlyHint: true });
   let scratch = null;
   let store = null;
   let storeGeneration = 0;
@@ -224,7 +231,13 @@ export default async function create({ transport = "inproc", variant, baseURL, f
     const runId = RUN_PREFIX + s.id;
     const runStore = store;
     const writer = createStoreTranscriptWriter({ store: runStore, agentId: "peers-bench" });
-    const hooks = createDurableRunHooks({ store: runStore, writer, runId, invocation });
+    const hooks = createDurableRunHooks({
+      store: runStore,
+      writer,
+      runId,
+      invocation,
+      tools: { manifest: agent.contract.tool_manifest },
+    });
     const { result } = await agent.run({
       prompt: userPrompt(s),
       runId,

@@ -11,6 +11,7 @@ import type { RunStore } from "../store/run-store.js";
 import type { StoreTranscriptWriter } from "../store/store-transcript-writer.js";
 import { toolRequestHash } from "../store/tool-request-hash.js";
 import type { ToolExecutionResult } from "../tools/tool-execution-result.js";
+import { idempotencyClassOf, type ToolCallGuardOptions } from "./guard-tool-calls.js";
 
 /** How a stored run is invoked again on resume: the agent file, configuration and overrides it ran with. */
 export interface RunInvocation {
@@ -32,6 +33,12 @@ export const wholeCheckpointInterval = 32;
  * with the transcript entries it covers; each tool result durable before the next call starts, or with the
  * checkpoint that follows the turn's last call; and the run's end with its outcome.
  *
+ * A turn whose calls are all read-only or idempotent (`tools`) may run twice, so its `before_execute`
+ * checkpoint need not precede its calls: it is written as soon as a call waits (the first turn of the event
+ * loop after the call starts, typically while the call's I/O is in flight), or else with the checkpoint that
+ * follows, in one transaction instead of two. A process dying before it is written resumes from the previous
+ * checkpoint and asks the model again; one dying after re-runs the call, as for any read-only call in flight.
+ *
  * Checkpoints are stored as deltas from the previous one (only the messages and accounting entries added),
  * one in `wholeCheckpointInterval` whole; `loadSessionCheckpoint` reads them back.
  */
@@ -47,6 +54,11 @@ export function createDurableRunHooks(options: {
    * very objects the executor returns for them, which are stored already and must not be stored twice.
    */
   readonly storedResults?: readonly ToolExecutionResult[];
+  /**
+   * The run's tools and the names configured destructive, as the call guard takes them: they tell which calls
+   * may run again. Without them every call is taken as not idempotent (its turn is recorded before it runs).
+   */
+  readonly tools?: Pick<ToolCallGuardOptions, "manifest" | "destructiveTools">;
 }) {
   const { store, writer, runId } = options;
   const storedResults = new WeakSet<ToolExecutionResult>(options.storedResults ?? []);
@@ -59,6 +71,15 @@ export function createDurableRunHooks(options: {
   // during the call would: a resumed run re-runs it only when read-only or idempotent. One transaction per
   // turn is saved that way.
   let unstoredResults: ToolResultInput[] = [];
+  const byName = new Map((options.tools?.manifest ?? []).map((tool) => [tool.name, tool]));
+  const destructive = new Set(options.tools?.destructiveTools ?? []);
+  // The `before_execute` checkpoint of a turn whose calls may all run again, not yet written (see above).
+  let deferredIntent: SessionCheckpoint | null = null;
+
+  function mayRunAgain(toolName: string): boolean {
+    const idempotency = idempotencyClassOf(byName.get(toolName), destructive);
+    return idempotency === "read_only" || idempotency === "idempotent";
+  }
 
   function takeUnstoredResults(): { toolResults?: ToolResultInput[] } {
     if (unstoredResults.length === 0) return {};
@@ -76,29 +97,71 @@ export function createDurableRunHooks(options: {
     return delta ?? checkpoint;
   }
 
+  async function writeCheckpoint(checkpoint: SessionCheckpoint): Promise<void> {
+    const accounting = checkpoint.state.accounting;
+    const added = accounting.slice(accountingCommitted) as AccountingEntry[];
+    accountingCommitted = accounting.length;
+    const receipt = await writer.commit({
+      checkpoint: { ...encode(checkpoint), invocation: options.invocation },
+      accounting: added,
+      totals: totalsOf(checkpoint.state.accounting, checkpoint.state.turn, checkpoint.state.toolsUsed),
+      ...takeUnstoredResults(),
+    });
+    previous = { checkpoint, seq: receipt.checkpointSeq };
+  }
+
+  function writeDeferredIntent(): Promise<void> {
+    const intent = deferredIntent;
+    deferredIntent = null;
+    return intent === null ? Promise.resolve() : writeCheckpoint(intent);
+  }
+
+  /** Runs a call of a turn whose record is deferred: at once, the record written if the call waits. */
+  async function runWhileRecording(run: () => Promise<ToolExecutionResult>): Promise<ToolExecutionResult> {
+    let written: Promise<void> | null = null;
+    // A check-phase callback: it runs once the call's synchronous part is done and it waits, typically before the
+    // I/O it waits for completes.
+    const timer = setImmediate(() => {
+      written = writeDeferredIntent();
+      // Awaited below once the call settles; a failure meanwhile must not count as unhandled.
+      written.catch(() => undefined);
+    });
+    try {
+      return await run();
+    } finally {
+      clearImmediate(timer);
+      if (written !== null) await written;
+    }
+  }
+
   return {
-    async checkpoint(checkpoint: SessionCheckpoint): Promise<void> {
-      const accounting = checkpoint.state.accounting;
-      const added = accounting.slice(accountingCommitted) as AccountingEntry[];
-      accountingCommitted = accounting.length;
-      const receipt = await writer.commit({
-        checkpoint: { ...encode(checkpoint), invocation: options.invocation },
-        accounting: added,
-        totals: totalsOf(checkpoint.state.accounting, checkpoint.state.turn, checkpoint.state.toolsUsed),
-        ...takeUnstoredResults(),
-      });
-      previous = { checkpoint, seq: receipt.checkpointSeq };
+    checkpoint(checkpoint: SessionCheckpoint): Promise<void> {
+      // A later checkpoint holds everything a deferred one would have: the deferred one is never written.
+      deferredIntent = null;
+      if (
+        checkpoint.kind === "before_execute" &&
+        byName.size > 0 &&
+        checkpoint.state.callsToExecute.every((call) => mayRunAgain(call.name))
+      ) {
+        deferredIntent = checkpoint;
+        return Promise.resolve();
+      }
+      return writeCheckpoint(checkpoint);
     },
     wrapToolExecutor(executor: ToolCallExecutor): ToolCallExecutor {
       return async (call, context) => {
         // Durable before this call starts: the entries so far and the previous call's result. Taken off the
-        // queue only once stored, so that a failed write leaves them for the next checkpoint.
-        if (unstoredResults.length > 0) {
+        // queue only once stored, so that a failed write leaves them for the next checkpoint. Not while the
+        // turn's record is deferred: every call of such a turn may run again anyway.
+        if (unstoredResults.length > 0 && deferredIntent === null) {
           await writer.flush();
           await store.appendCommit({ runId, toolResults: unstoredResults });
           unstoredResults = [];
         }
-        const result = await executor(call, context);
+        const result =
+          deferredIntent === null
+            ? await executor(call, context)
+            : await runWhileRecording(() => executor(call, context));
         // Every other answer is stored, those a resume guard gives without running the call (outcome unknown,
         // denied) included: a later resume must see this call answered, or it would take it for the one in flight.
         if (result.error_code === "APPROVAL_REQUIRED" || storedResults.has(result)) return result;
@@ -120,6 +183,8 @@ export function createDurableRunHooks(options: {
       };
     },
     async finish(result: AIAgentResult): Promise<void> {
+      // The run's last transaction holds every entry: a deferred checkpoint would add nothing.
+      deferredIntent = null;
       const approval = result.error?.code === "APPROVAL_REQUIRED";
       await writer.finish({
         status: statusOf(result.outcome, result.success, approval),

@@ -319,6 +319,10 @@ async function runLoadedAgent(
       writer: storeWriter,
       runId,
       invocation: context.invocation,
+      tools: {
+        manifest: prepared.contract.tool_manifest,
+        destructiveTools: idempotencySettings.destructiveTools,
+      },
       ...(resume !== null
         ? { resumedFrom: resume.checkpoint, storedResults: resume.completed.map((call) => call.result) }
         : {}),

@@ -206,6 +206,45 @@ export function runDirectoryTranscript(runs: string): Promise<string> {
   });
 }
 
+/**
+ * Resolves once the SQLite store at `store` holds an entry of this state and turn (of any run): checked at once
+ * and on every change in the store's directory (no polling, no sleep). For a call that may run again, the run
+ * records its turn while the call waits rather than before it starts, so a test that must kill the run after
+ * that record waits for it here rather than for the call's side effect.
+ */
+export function storeHoldsEntry(store: string, state: string, turn: number): Promise<void> {
+  return new Promise((resolveHeld, reject) => {
+    let done = false;
+    const watcher = watch(dirname(store), () => check());
+    function held(): boolean {
+      let database: Database.Database;
+      try {
+        database = new Database(store, { readonly: true, fileMustExist: true });
+      } catch {
+        return false; // not created yet
+      }
+      try {
+        const rows = database.prepare("select entries from charter_run_segments").all() as {
+          entries: string;
+        }[];
+        return rows.some(({ entries }) => holdsEntry(`${entries}\n`, state, turn));
+      } catch {
+        return false; // not migrated yet
+      } finally {
+        database.close();
+      }
+    }
+    function check(): void {
+      if (done || !held()) return;
+      done = true;
+      watcher.close();
+      resolveHeld();
+    }
+    watcher.on("error", reject);
+    check();
+  });
+}
+
 /** Whether a JSONL transcript's complete lines hold an entry of this state and turn. */
 export function holdsEntry(text: string, state: string, turn: number): boolean {
   return text

@@ -19,6 +19,7 @@ import {
   signal,
   startCharter,
   storedChain,
+  storeHoldsEntry,
 } from "./durable-harness.js";
 
 /**
@@ -74,8 +75,10 @@ describe("kill -9 between a tool's end and the checkpoint that stores its result
         { frontmatter: point.frontmatter },
       );
       const run = startCharter(runArguments(directory, store), directory);
-      // The side effect is done and the tool holds its answer: the run's before-execute checkpoint is stored.
+      // The side effect is done and the tool holds its answer; the run's before-execute checkpoint (after VALIDATE_CALLS) is stored (for
+      // the idempotent tool, while the call waits rather than before it starts).
       await fileSatisfies(recordFile, (text) => text.includes("ended"));
+      await storeHoldsEntry(store, "VALIDATE_CALLS", 1);
       const release = holdStoreWriteLock(store);
       try {
         const transcript = await runDirectoryTranscript(join(directory, "runs"));
@@ -106,6 +109,8 @@ describe("kill -9 in the middle of a tool configured idempotent", () => {
     );
     const run = startCharter(runArguments(directory, store), directory);
     await fileSatisfies(recordFile, (text) => text.includes("in-flight"));
+    // An idempotent call runs before its turn is recorded, which happens while it waits: killed after that.
+    await storeHoldsEntry(store, "VALIDATE_CALLS", 1);
     await killChild(run);
     // Released before the resume: the re-run answers at once.
     await writeFile(`${recordFile}.release`, "");

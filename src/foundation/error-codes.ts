@@ -51,6 +51,8 @@ export const errorCodes = [
   "TOOL_CALL_DENIED",
   "TOOL_OUTCOME_UNKNOWN",
   "RUN_NOT_RESUMABLE",
+  // Another process wrote to the run this process was running (two resumes of one run): this one stopped.
+  "RUN_CONFLICT",
 ] as const;
 
 export type ErrorCode = (typeof errorCodes)[number];

@@ -1,4 +1,5 @@
 import type { AgentOutcome } from "../contract/agent-outcome.js";
+import { CharterError } from "../foundation/charter-error.js";
 import type { AccountingEntry } from "../session/accounting-entry.js";
 import { accountingTotals } from "../session/accounting-totals.js";
 import type { AIAgentResult } from "../session/agent-result.js";
@@ -101,12 +102,15 @@ export function createDurableRunHooks(options: {
     const accounting = checkpoint.state.accounting;
     const added = accounting.slice(accountingCommitted) as AccountingEntry[];
     accountingCommitted = accounting.length;
-    const receipt = await writer.commit({
-      checkpoint: { ...encode(checkpoint), invocation: options.invocation },
-      accounting: added,
-      totals: totalsOf(checkpoint.state.accounting, checkpoint.state.turn, checkpoint.state.toolsUsed),
-      ...takeUnstoredResults(),
-    });
+    const receipt = await asRunConflict(
+      runId,
+      writer.commit({
+        checkpoint: { ...encode(checkpoint), invocation: options.invocation },
+        accounting: added,
+        totals: totalsOf(checkpoint.state.accounting, checkpoint.state.turn, checkpoint.state.toolsUsed),
+        ...takeUnstoredResults(),
+      }),
+    );
     previous = { checkpoint, seq: receipt.checkpointSeq };
   }
 
@@ -154,8 +158,8 @@ export function createDurableRunHooks(options: {
         // queue only once stored, so that a failed write leaves them for the next checkpoint. Not while the
         // turn's record is deferred: every call of such a turn may run again anyway.
         if (unstoredResults.length > 0 && deferredIntent === null) {
-          await writer.flush();
-          await store.appendCommit({ runId, toolResults: unstoredResults });
+          await asRunConflict(runId, writer.flush());
+          await asRunConflict(runId, store.appendCommit({ runId, toolResults: unstoredResults }));
           unstoredResults = [];
         }
         const result =
@@ -185,19 +189,45 @@ export function createDurableRunHooks(options: {
     async finish(result: AIAgentResult): Promise<void> {
       // The run's last transaction holds every entry: a deferred checkpoint would add nothing.
       deferredIntent = null;
+      // The session stopped because another process holds the run: nothing of this one may be stored.
+      if (result.error?.code === "RUN_CONFLICT") return;
       const approval = result.error?.code === "APPROVAL_REQUIRED";
-      await writer.finish({
-        status: statusOf(result.outcome, result.success, approval),
-        outcome: result.outcome,
-        errorCode: result.error?.code ?? null,
-        statusReason: approval ? "approval_required" : null,
-        finalReport: result.finalReport,
-        accounting: result.accounting.slice(accountingCommitted) as AccountingEntry[],
-        totals: totalsOf(result.accounting, result.turns, result.toolsUsed),
-        ...takeUnstoredResults(),
-      });
+      await asRunConflict(
+        runId,
+        writer.finish({
+          status: statusOf(result.outcome, result.success, approval),
+          outcome: result.outcome,
+          errorCode: result.error?.code ?? null,
+          statusReason: approval ? "approval_required" : null,
+          finalReport: result.finalReport,
+          accounting: result.accounting.slice(accountingCommitted) as AccountingEntry[],
+          totals: totalsOf(result.accounting, result.turns, result.toolsUsed),
+          ...takeUnstoredResults(),
+        }),
+      );
     },
   };
+}
+
+/**
+ * A store write refused because the stored run is no longer where this process left it (another process
+ * appended to it, or stopped it: two resumes of one run, or a resume of a run whose process was still alive)
+ * becomes RUN_CONFLICT. The store reports such a refusal as a caller's mistake (ARGUMENT_INVALID,
+ * `chain_mismatch` or `run_not_running`); for a running session it is the other process's turn, and nothing of
+ * this one was stored.
+ */
+async function asRunConflict<T>(runId: string, write: Promise<T>): Promise<T> {
+  try {
+    return await write;
+  } catch (error) {
+    const reason = CharterError.isInstance(error) ? error.details.reason : undefined;
+    if (reason !== "chain_mismatch" && reason !== "run_not_running") throw error;
+    throw new CharterError(
+      "RUN_CONFLICT",
+      `run ${runId} was continued or stopped by another process: this one stopped without storing anything more`,
+      { details: { runId, reason }, cause: error },
+    );
+  }
 }
 
 function statusOf(outcome: AgentOutcome, success: boolean, approval: boolean): StoppedRunStatus {

@@ -4,6 +4,7 @@ import { buildExecutionContract } from "../contract/contract-factory.js";
 import type { ContractModelTargetInput, ContractSettings } from "../contract/contract-factory-input.js";
 import type { ExecutionContract } from "../contract/execution-contract.js";
 import { issueContractInstance } from "../contract/issue-contract-instance.js";
+import { CharterError } from "../foundation/charter-error.js";
 import { blake3Hex } from "../foundation/content-hash.js";
 import { type RuntimeEnvironment, systemEnvironment } from "../foundation/environment.js";
 import { SecretRedactor } from "../foundation/secret-redactor.js";
@@ -242,9 +243,27 @@ export function prepareAgent(definition: AgentDefinition): PreparedAgent {
         },
         conversation,
       );
-      await options.beforeClose?.(result);
-      await transcript.close();
-      return { result, contract, transcript, state };
+      // A run never throws: a failure recording its end (the store refusing the last batch, say) fails the
+      // result, unless the session already failed, whose error comes first.
+      let closingError: unknown = null;
+      try {
+        await options.beforeClose?.(result);
+      } catch (error) {
+        closingError = error;
+      }
+      try {
+        await transcript.close();
+      } catch (error) {
+        closingError ??= error;
+      }
+      return { result: withClosingError(result, closingError), contract, transcript, state };
     },
   };
+}
+
+function withClosingError(result: AIAgentResult, error: unknown): AIAgentResult {
+  if (error === null || result.error !== null) return result;
+  const code = CharterError.isInstance(error) ? error.code : "INTERNAL_ERROR";
+  const message = error instanceof Error ? error.message : String(error);
+  return { ...result, success: false, error: { code, message } };
 }

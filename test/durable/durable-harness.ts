@@ -45,16 +45,17 @@ function plan(steps: readonly ScriptedStep[]) {
 
 /**
  * A workspace whose agent uses the MCP test server `test`, against a scripted model following `steps`;
- * `onRequest` sees each model request's index (counted across every process of the run) before it is answered.
+ * `onRequest` sees each model request's index (counted across every process of the run) before it is answered,
+ * and holds the answer back until the promise it returns (if any) settles.
  */
 export async function durableWorkspace(
   steps: readonly ScriptedStep[],
-  options: { onRequest?: (index: number) => void; frontmatter?: string } = {},
+  options: { onRequest?: (index: number) => unknown; frontmatter?: string } = {},
 ) {
   const respond = plan(steps);
   server = await startScriptedOpenAIServer({
-    respond: (request, index) => {
-      options.onRequest?.(index);
+    respond: async (request, index) => {
+      await options.onRequest?.(index);
       return respond(request);
     },
   });

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { AIAgentResult } from "../../src/session/agent-result.js";
 import type { ScriptedStep } from "../../src/testing/scripted-openai-step.js";
-import { cli } from "../cli/cli-harness.js";
+import { charterProcess, cli } from "../cli/cli-harness.js";
 import {
   closeDurableHarness,
   durableWorkspace,
@@ -206,5 +206,63 @@ describe("kill -9 of a resumed process", () => {
       finalReport: { content: "two records" },
     });
     expect((await records(recordFile)).map((entry) => entry.key)).toEqual(["one", "two"]);
+  });
+});
+
+describe("two resumes of one crashed run at once", () => {
+  it("one completes the run; the other stops with RUN_CONFLICT, storing nothing and running no call twice", async () => {
+    const killed = signal();
+    const bothAsking = signal();
+    let resumesAsking = 0;
+    const record = (key: string): ScriptedStep => ({
+      kind: "tool_calls",
+      calls: [{ name: "test__record", arguments: { key, value: key } }],
+    });
+    const { directory, recordFile, store } = await durableWorkspace(
+      [record("one"), record("two"), finalReport("two records")],
+      {
+        onRequest: (index) => {
+          // The run's second model call: turn 1 committed, killed there.
+          if (index === 1) killed.reach();
+          // The two resumes' first model calls: each answered only once both have asked, so that both sessions
+          // run at once (both reopened the run already) and race for the turn.
+          if (index === 2 || index === 3) {
+            resumesAsking++;
+            if (resumesAsking === 2) bothAsking.reach();
+            return bothAsking.reached;
+          }
+        },
+      },
+    );
+    const run = startCharter(runArguments(directory, store), directory);
+    await killed.reached;
+    await killChild(run);
+    const runId = await onlyRunId(store);
+    const committed = await storedChain(store, runId);
+
+    const resume = () => charterProcess(["resume", runId, "--json", "--store", store], { cwd: directory });
+    const [first, second] = await Promise.all([resume(), resume()]);
+    const outcomes = [first, second].sort((a, b) => (a.exitCode ?? -1) - (b.exitCode ?? -1));
+    const [winner, loser] = outcomes as [typeof first, typeof first];
+    expect([winner.exitCode, loser.exitCode]).toEqual([0, 1]);
+    expect(JSON.parse(winner.stdout)).toMatchObject({
+      runId,
+      outcome: "COMPLETED_WITH_TOOLS",
+      finalReport: { content: "two records" },
+    });
+    expect(JSON.parse(loser.stdout)).toMatchObject({
+      runId,
+      success: false,
+      error: { code: "RUN_CONFLICT" },
+    });
+    // The turn's call is not idempotent: it is recorded before it runs, so only the resume whose record was
+    // stored ran it.
+    expect((await records(recordFile)).map((entry) => entry.key)).toEqual(["one", "two"]);
+    await expectIntactRun(store, runId, committed);
+    const shown = JSON.parse((await cli(["runs", "show", runId, "--json", "--store", store])).stdout);
+    expect(shown).toMatchObject({
+      status: "completed",
+      chainHead: JSON.parse(winner.stdout).transcript.headHash,
+    });
   });
 });

@@ -265,5 +265,10 @@ function withClosingError(result: AIAgentResult, error: unknown): AIAgentResult 
   if (error === null || result.error !== null) return result;
   const code = CharterError.isInstance(error) ? error.code : "INTERNAL_ERROR";
   const message = error instanceof Error ? error.message : String(error);
-  return { ...result, success: false, error: { code, message } };
+  const details = CharterError.isInstance(error) ? error.details : {};
+  return {
+    ...result,
+    success: false,
+    error: { code, message, ...(Object.keys(details).length > 0 ? { details } : {}) },
+  };
 }

@@ -162,6 +162,7 @@ function fatalState(
 ): SessionState {
   const code = CharterError.isInstance(error) ? error.code : "INTERNAL_ERROR";
   const message = error instanceof Error ? error.message : String(error);
+  const details = CharterError.isInstance(error) ? error.details : {};
   const outcome = state.turn === 0 ? "FAILED_PREFLIGHT" : "FAILED_VALIDATION";
   const finalReport = {
     status: "failure" as const,
@@ -175,7 +176,8 @@ function fatalState(
     ...state,
     phase: "TERMINATE",
     outcome,
-    error: { code, message },
+    // The details stay out of the transcript entry below, as every entry's error is a code and a message.
+    error: { code, message, ...(Object.keys(details).length > 0 ? { details } : {}) },
     finalReport,
   };
   try {

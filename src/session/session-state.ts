@@ -26,7 +26,10 @@ export interface PlannedToolMessage {
 export interface SessionError {
   readonly code: ErrorCode;
   readonly message: string;
-  /** Structured facts of a failure before the session started (the CharterError's `details`), when it has any. */
+  /**
+   * Structured facts of a failure before the session started, or of one thrown while it ran (a store refusing a
+   * write, say): the CharterError's `details`, when it has any.
+   */
   readonly details?: Readonly<Record<string, unknown>>;
 }
 

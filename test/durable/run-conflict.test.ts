@@ -62,7 +62,10 @@ describe("a run another process stopped meanwhile (issue 4)", () => {
         wrapToolExecutor: hooks.wrapToolExecutor,
         beforeClose: hooks.finish,
       });
-      expect(result).toMatchObject({ success: false, error: { code: "RUN_CONFLICT" } });
+      expect(result).toMatchObject({
+        success: false,
+        error: { code: "RUN_CONFLICT", details: { runId, reason: "run_not_running" } },
+      });
       // The turn's COMMIT checkpoint was refused; the run is as the other process left it.
       const stored = await store.getRun(runId);
       expect(stored).toMatchObject({ status: "interrupted", outcome: "INTERRUPTED", entryCount: stoppedAt });

@@ -4,17 +4,17 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { deterministicEnvironment } from "../../src/foundation/environment.js";
-import { createDurableRunHooks, wholeCheckpointInterval } from "../../src/runner/durable-run-hooks.js";
+import { wholeCheckpointInterval } from "../../src/runner/durable-run-hooks.js";
 import { loadSessionCheckpoint } from "../../src/runner/load-session-checkpoint.js";
 import { prepareAgent } from "../../src/runner/prepare-agent.js";
 import type { SessionCheckpoint } from "../../src/session/session-checkpoint.js";
 import { openRunStore } from "../../src/store/open-run-store.js";
 import type { RunStore } from "../../src/store/run-store.js";
-import { createStoreTranscriptWriter } from "../../src/store/store-transcript-writer.js";
 import { createStrictScriptedModel } from "../../src/testing/strict-scripted-model.js";
 import { defineFunctionTool } from "../../src/tools/define-function-tool.js";
+import { observeTransactions, runDurably, testInvocation } from "./run-durably.js";
 
-const invocation = { agent_path: "agent.md", config_path: null, cwd: "/", set: [] };
+const invocation = testInvocation;
 
 /** A run of `turns` turns: the model calls `echo` on every turn but the last, then answers. */
 function prepareEchoAgent(turns: number) {
@@ -50,24 +50,9 @@ function prepareEchoAgent(turns: number) {
   return { agent, environment };
 }
 
-/** Runs the agent durably; returns every checkpoint the session handed over, in order. */
-async function runDurably(store: RunStore, turns: number, runId: string) {
-  const { agent } = prepareEchoAgent(turns);
-  const writer = createStoreTranscriptWriter({ store, agentId: "deltas" });
-  const hooks = createDurableRunHooks({ store, writer, runId, invocation });
-  const handed: SessionCheckpoint[] = [];
-  const { result } = await agent.run({
-    prompt: "start",
-    runId,
-    transcriptWriter: writer,
-    checkpoint: async (checkpoint) => {
-      handed.push(checkpoint);
-      await hooks.checkpoint(checkpoint);
-    },
-    wrapToolExecutor: hooks.wrapToolExecutor,
-    beforeClose: hooks.finish,
-  });
-  return { result, handed };
+/** Runs the echo agent durably; returns every checkpoint the session handed over, in order. */
+function runEchoDurably(store: RunStore, turns: number, runId: string) {
+  return runDurably(prepareEchoAgent(turns).agent, store, runId, { agentId: "deltas" });
 }
 
 async function openStore() {
@@ -80,7 +65,7 @@ describe("checkpoints stored as deltas (issue 4)", () => {
     const store = await openStore();
     try {
       const turns = 30;
-      const { result, handed } = await runDurably(store, turns, "run-deltas");
+      const { result, handed } = await runEchoDurably(store, turns, "run-deltas");
       expect(result.success).toBe(true);
       // Two per tool-calling turn: before the tool executes and at the COMMIT that continues.
       expect(handed).toHaveLength(2 * (turns - 1));
@@ -120,17 +105,9 @@ describe("checkpoints stored as deltas (issue 4)", () => {
   it("stores every tool result, the last of a turn in the transaction of the checkpoint that follows", async () => {
     const store = await openStore();
     try {
-      const transactions: { checkpoint: string | null; toolResults: number }[] = [];
-      const appendCommit = store.appendCommit.bind(store);
-      const observed: RunStore = Object.assign(Object.create(store) as RunStore, {
-        appendCommit: (batch: Parameters<RunStore["appendCommit"]>[0]) => {
-          const kind = (batch.checkpoint?.document as { kind?: string } | undefined)?.kind ?? null;
-          transactions.push({ checkpoint: kind, toolResults: batch.toolResults?.length ?? 0 });
-          return appendCommit(batch);
-        },
-      });
+      const { observed, transactions } = observeTransactions(store);
       const turns = 4;
-      const { result } = await runDurably(observed, turns, "run-results");
+      const { result } = await runEchoDurably(observed, turns, "run-results");
       expect(result.success).toBe(true);
       expect(transactions).toEqual([
         ...Array.from({ length: turns - 1 }, () => [
@@ -187,7 +164,7 @@ describe("checkpoints stored as deltas (issue 4)", () => {
   it("refuses a delta whose base does not precede it rather than following the links forever", async () => {
     const store = await openStore();
     try {
-      await runDurably(store, 3, "run-cyclic");
+      await runEchoDurably(store, 3, "run-cyclic");
       const latest = await store.latestCheckpoint("run-cyclic");
       if (latest === null) throw new Error("the run stored no checkpoint");
       // A damaged row: the delta names itself as its base. Its base is read back... as itself, again and again.
@@ -213,7 +190,7 @@ describe("checkpoints stored as deltas (issue 4)", () => {
   it("refuses to resume from a delta whose base is missing, naming the reason", async () => {
     const store = await openStore();
     try {
-      await runDurably(store, 3, "run-broken");
+      await runEchoDurably(store, 3, "run-broken");
       const latest = await store.latestCheckpoint("run-broken");
       const broken = {
         latestCheckpoint: async () => latest,

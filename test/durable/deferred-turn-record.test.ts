@@ -3,23 +3,20 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { deterministicEnvironment } from "../../src/foundation/environment.js";
-import { createDurableRunHooks } from "../../src/runner/durable-run-hooks.js";
 import { loadSessionCheckpoint } from "../../src/runner/load-session-checkpoint.js";
 import { prepareAgent } from "../../src/runner/prepare-agent.js";
-import type { SessionCheckpoint } from "../../src/session/session-checkpoint.js";
 import { openRunStore } from "../../src/store/open-run-store.js";
 import type { RunStore } from "../../src/store/run-store.js";
-import { createStoreTranscriptWriter } from "../../src/store/store-transcript-writer.js";
 import { verifyStoredRun } from "../../src/store/verify-stored-run.js";
 import { createStrictScriptedModel } from "../../src/testing/strict-scripted-model.js";
 import { defineFunctionTool } from "../../src/tools/define-function-tool.js";
+import { observeTransactions, runDurably, testInvocation } from "./run-durably.js";
 
 /**
  * A turn whose calls may all run again (read-only or idempotent) is not recorded before its calls start: its
  * `before_execute` checkpoint is written while a call waits, or else with the COMMIT checkpoint that follows, in
  * one transaction (src/runner/durable-run-hooks.ts). A turn with any other call is recorded before it starts.
  */
-const invocation = { agent_path: "agent.md", config_path: null, cwd: "/", set: [] };
 const inputSchema = { type: "object", properties: { key: { type: "string" } }, required: ["key"] } as const;
 
 /** What the store held when a tool looked, by the tool's name. */
@@ -98,37 +95,13 @@ describe("the record of a turn whose calls may run again (issue 4)", () => {
       environment: deterministicEnvironment(),
     });
     try {
-      const transactions: { checkpoint: string | null; toolResults: number }[] = [];
-      const appendCommit = store.appendCommit.bind(store);
-      const observed: RunStore = Object.assign(Object.create(store) as RunStore, {
-        appendCommit: (batch: Parameters<RunStore["appendCommit"]>[0]) => {
-          const kind = (batch.checkpoint?.document as { kind?: string } | undefined)?.kind ?? null;
-          transactions.push({ checkpoint: kind, toolResults: batch.toolResults?.length ?? 0 });
-          return appendCommit(batch);
-        },
-      });
+      const { observed, transactions } = observeTransactions(store);
       const runId = "run-deferred";
       const sightings: Sighting[] = [];
       const agent = prepareLookupAgent(store, runId, sightings);
-      const writer = createStoreTranscriptWriter({ store: observed, agentId: "lookups" });
-      const hooks = createDurableRunHooks({
-        store: observed,
-        writer,
-        runId,
-        invocation,
-        tools: { manifest: agent.contract.tool_manifest },
-      });
-      const handed: SessionCheckpoint[] = [];
-      const { result } = await agent.run({
-        prompt: "start",
-        runId,
-        transcriptWriter: writer,
-        checkpoint: async (checkpoint) => {
-          handed.push(checkpoint);
-          await hooks.checkpoint(checkpoint);
-        },
-        wrapToolExecutor: hooks.wrapToolExecutor,
-        beforeClose: hooks.finish,
+      const { result, handed } = await runDurably(agent, observed, runId, {
+        agentId: "lookups",
+        classes: true,
       });
       expect(result).toMatchObject({ success: true, turns: 4 });
       expect(handed.map((checkpoint) => checkpoint.kind)).toEqual([
@@ -165,7 +138,7 @@ describe("the record of a turn whose calls may run again (issue 4)", () => {
         "call_4",
       ]);
       const latest = await loadSessionCheckpoint(store, runId);
-      expect(latest).toEqual({ ...JSON.parse(JSON.stringify(handed[5])), invocation });
+      expect(latest).toEqual({ ...JSON.parse(JSON.stringify(handed[5])), invocation: testInvocation });
     } finally {
       await store.close();
     }

@@ -35,6 +35,11 @@ const heldTool = (key: string): ScriptedStep => ({
   kind: "tool_calls",
   calls: [{ name: "test__record_until_released", arguments: { key } }],
 });
+/** An unannotated MCP tool with a side effect that answers at once. */
+const record = (key: string): ScriptedStep => ({
+  kind: "tool_calls",
+  calls: [{ name: "test__record", arguments: { key, value: key } }],
+});
 const finalReport = (content: string): ScriptedStep => ({
   kind: "tool_calls",
   calls: [{ name: "final_report", arguments: { format: "markdown", content } }],
@@ -171,10 +176,6 @@ describe("kill -9 of a resumed process", () => {
   it("killed again while resumed, a second resume completes: every side effect once, the chain kept", async () => {
     const killFirst = signal();
     const killSecond = signal();
-    const record = (key: string): ScriptedStep => ({
-      kind: "tool_calls",
-      calls: [{ name: "test__record", arguments: { key, value: key } }],
-    });
     const { directory, recordFile, store } = await durableWorkspace(
       [record("one"), record("two"), finalReport("two records")],
       {
@@ -214,10 +215,6 @@ describe("two resumes of one crashed run at once", () => {
     const killed = signal();
     const bothAsking = signal();
     let resumesAsking = 0;
-    const record = (key: string): ScriptedStep => ({
-      kind: "tool_calls",
-      calls: [{ name: "test__record", arguments: { key, value: key } }],
-    });
     const { directory, recordFile, store } = await durableWorkspace(
       [record("one"), record("two"), finalReport("two records")],
       {

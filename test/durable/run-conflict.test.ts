@@ -3,12 +3,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { deterministicEnvironment } from "../../src/foundation/environment.js";
-import { createDurableRunHooks } from "../../src/runner/durable-run-hooks.js";
 import { prepareAgent } from "../../src/runner/prepare-agent.js";
 import { openRunStore } from "../../src/store/open-run-store.js";
-import { createStoreTranscriptWriter } from "../../src/store/store-transcript-writer.js";
 import { createStrictScriptedModel } from "../../src/testing/strict-scripted-model.js";
 import { defineFunctionTool } from "../../src/tools/define-function-tool.js";
+import { runDurably } from "./run-durably.js";
 
 /**
  * A durable session whose stored run another process stops meanwhile (as a second resume, or an operator, would):
@@ -46,22 +45,7 @@ describe("a run another process stopped meanwhile (issue 4)", () => {
         tools: [stopFromElsewhere],
         environment,
       });
-      const writer = createStoreTranscriptWriter({ store, agentId: "conflict" });
-      const hooks = createDurableRunHooks({
-        store,
-        writer,
-        runId,
-        invocation: { agent_path: "agent.md", config_path: null, cwd: "/", set: [] },
-        tools: { manifest: agent.contract.tool_manifest },
-      });
-      const { result } = await agent.run({
-        prompt: "start",
-        runId,
-        transcriptWriter: writer,
-        checkpoint: hooks.checkpoint,
-        wrapToolExecutor: hooks.wrapToolExecutor,
-        beforeClose: hooks.finish,
-      });
+      const { result } = await runDurably(agent, store, runId, { agentId: "conflict", classes: true });
       expect(result).toMatchObject({
         success: false,
         error: { code: "RUN_CONFLICT", details: { runId, reason: "run_not_running" } },

@@ -35,8 +35,8 @@ export const wholeCheckpointInterval = 32;
  * checkpoint that follows the turn's last call; and the run's end with its outcome.
  *
  * A turn whose calls are all read-only or idempotent (`tools`) may run twice, so its `before_execute`
- * checkpoint need not precede its calls: it is written as soon as a call waits (the first turn of the event
- * loop after the call starts, typically while the call's I/O is in flight), or else with the checkpoint that
+ * checkpoint need not precede its calls: it is written as soon as a call waits (at the event loop's next pass
+ * after the call starts, typically while the call's I/O is in flight), or else with the checkpoint that
  * follows, in one transaction instead of two. A process dying before it is written resumes from the previous
  * checkpoint and asks the model again; one dying after re-runs the call, as for any read-only call in flight.
  *

@@ -1,6 +1,6 @@
-import { CharterError } from "../foundation/charter-error.js";
 import type { SecretRedactor } from "../foundation/secret-redactor.js";
 import type { AIAgentResult } from "../session/agent-result.js";
+import { sessionErrorFrom } from "../session/session-error-from.js";
 
 /**
  * The result of a run that failed before its session could start (bad agent file or configuration, a tool
@@ -14,10 +14,10 @@ export function preflightFailureResult(
   now: number,
   redactor?: SecretRedactor,
 ): AIAgentResult {
-  const code = CharterError.isInstance(error) ? error.code : "INTERNAL_ERROR";
-  const rawMessage = error instanceof Error ? error.message : String(error);
-  const message = redactor === undefined ? rawMessage : redactor.redactString(rawMessage);
-  const rawDetails = CharterError.isInstance(error) ? error.details : {};
+  const raw = sessionErrorFrom(error);
+  const code = raw.code;
+  const message = redactor === undefined ? raw.message : redactor.redactString(raw.message);
+  const rawDetails = raw.details ?? {};
   const details =
     redactor === undefined ? rawDetails : (redactor.redactValue(rawDetails) as Record<string, unknown>);
   return {

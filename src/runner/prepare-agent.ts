@@ -4,7 +4,6 @@ import { buildExecutionContract } from "../contract/contract-factory.js";
 import type { ContractModelTargetInput, ContractSettings } from "../contract/contract-factory-input.js";
 import type { ExecutionContract } from "../contract/execution-contract.js";
 import { issueContractInstance } from "../contract/issue-contract-instance.js";
-import { CharterError } from "../foundation/charter-error.js";
 import { blake3Hex } from "../foundation/content-hash.js";
 import { type RuntimeEnvironment, systemEnvironment } from "../foundation/environment.js";
 import { SecretRedactor } from "../foundation/secret-redactor.js";
@@ -18,6 +17,7 @@ import { createSessionContext } from "../session/create-session-context.js";
 import { runSession } from "../session/run-session.js";
 import type { SessionCheckpoint } from "../session/session-checkpoint.js";
 import type { ToolCallExecutor } from "../session/session-dependencies.js";
+import { sessionErrorFrom } from "../session/session-error-from.js";
 import type { PreflightProblem } from "../session/session-event.js";
 import type { SessionState } from "../session/session-state.js";
 import type { TransitionOutput } from "../session/transition-output.js";
@@ -263,12 +263,5 @@ export function prepareAgent(definition: AgentDefinition): PreparedAgent {
 
 function withClosingError(result: AIAgentResult, error: unknown): AIAgentResult {
   if (error === null || result.error !== null) return result;
-  const code = CharterError.isInstance(error) ? error.code : "INTERNAL_ERROR";
-  const message = error instanceof Error ? error.message : String(error);
-  const details = CharterError.isInstance(error) ? error.details : {};
-  return {
-    ...result,
-    success: false,
-    error: { code, message, ...(Object.keys(details).length > 0 ? { details } : {}) },
-  };
+  return { ...result, success: false, error: sessionErrorFrom(error) };
 }

@@ -1,7 +1,6 @@
 import type { AgentMessage } from "../contract/agent-message.js";
 import { isSuccessfulOutcome } from "../contract/agent-outcome.js";
 import type { ExecutionContract } from "../contract/execution-contract.js";
-import { CharterError } from "../foundation/charter-error.js";
 import type { ToolExecutionResult } from "../tools/tool-execution-result.js";
 import { accountingTotals } from "./accounting-totals.js";
 import type { AIAgentResult } from "./agent-result.js";
@@ -10,6 +9,7 @@ import { deriveCharterEvents } from "./derive-charter-events.js";
 import { performInference } from "./perform-inference.js";
 import { checkpointKindAfter, createSessionCheckpoint, restoreSessionState } from "./session-checkpoint.js";
 import type { SessionDependencies } from "./session-dependencies.js";
+import { sessionErrorFrom } from "./session-error-from.js";
 import type { ObservedTimeout, SessionEvent } from "./session-event.js";
 import { initialSessionState, type SessionState } from "./session-state.js";
 import type { TranscriptSink } from "./transcript-sink.js";
@@ -160,9 +160,8 @@ function fatalState(
   now: number,
   transcript: TranscriptSink,
 ): SessionState {
-  const code = CharterError.isInstance(error) ? error.code : "INTERNAL_ERROR";
-  const message = error instanceof Error ? error.message : String(error);
-  const details = CharterError.isInstance(error) ? error.details : {};
+  const sessionError = sessionErrorFrom(error);
+  const { code, message } = sessionError;
   const outcome = state.turn === 0 ? "FAILED_PREFLIGHT" : "FAILED_VALIDATION";
   const finalReport = {
     status: "failure" as const,
@@ -177,7 +176,7 @@ function fatalState(
     phase: "TERMINATE",
     outcome,
     // The details stay out of the transcript entry below, as every entry's error is a code and a message.
-    error: { code, message, ...(Object.keys(details).length > 0 ? { details } : {}) },
+    error: sessionError,
     finalReport,
   };
   try {

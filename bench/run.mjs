@@ -125,8 +125,9 @@ const invocation = { agent_path: "bench/run.mjs", config_path: null, cwd: proces
 /**
  * One durable session, wired as the CLI wires a run (src/runner/run-agent.ts, runLoadedAgent) minus the JSONL
  * run directory and the approval guard: a store transcript writer, a checkpoint (with the entries it covers)
- * committed in one transaction before tools execute and at every continuing COMMIT, before the next inference
- * starts; each tool result stored before the next call starts or with the checkpoint that follows it (see
+ * committed in one transaction at every continuing COMMIT, before the next inference starts, and before tools
+ * execute unless every call of the turn may run again (the read-only echo's turns are one transaction); each
+ * tool result stored before the next call starts or with the checkpoint that follows it (see
  * docs/durable-runs.md); the run's end recorded before the transcript
  * closes. `agent.run` resolves only once all of it is committed.
  */

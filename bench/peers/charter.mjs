@@ -145,9 +145,10 @@ const scriptedModel = {
 // and must verify. Variant `charter:memory` (diagnostic) keeps every session's entries in an in-memory writer.
 // Variant `charter:sqlite` is the durable run, to set beside `langgraph:sqlite`: Charter's SQLite run store (a
 // file in a fresh temporary directory, WAL, synchronous=NORMAL), wired as the CLI wires it (store transcript
-// writer + durable run hooks): a checkpoint with the entries it covers committed in one transaction before tools
-// execute and at every continuing COMMIT, before the next inference; each tool result stored when its call
-// completes; the outcome recorded before `agent.run` resolves. Like langgraph:sqlite, `reset()` (between
+// writer + durable run hooks, told the tools' idempotency classes): a checkpoint with the entries it covers
+// committed in one transaction at every continuing COMMIT, before the next inference, and before tools execute
+// unless every call of the turn may run again (the read-only echo: one transaction per turn; variant
+// `sqlite-unannotated`: two); each tool result stored with the checkpoint that follows its call; the outcome recorded before `agent.run` resolves. Like langgraph:sqlite, `reset()` (between
 // repetitions, outside timing) starts a fresh database file. The first session of the process (warm-up, outside
 // timing) must verify from the store (`verifyStoredRun`).
 export default async function create({ transport = "inproc", variant, baseURL, fetch } = {}) {

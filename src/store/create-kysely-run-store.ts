@@ -249,7 +249,10 @@ export function createKyselyRunStore(options: KyselyRunStoreOptions): RunStore {
     ...createToolCacheAccess(database, guard, environment),
 
     async close() {
-      if (await close()) await database.destroy();
+      if (await close()) {
+        await runner.close?.();
+        await database.destroy();
+      }
     },
   };
   return store;

@@ -3,6 +3,11 @@ import { dirname } from "node:path";
 import type BetterSqlite3 from "better-sqlite3";
 import { type CompiledQuery, Kysely, SqliteDialect, type SqliteStatement } from "kysely";
 import {
+  type BackgroundWalCheckpointer,
+  createBackgroundWalCheckpointer,
+  type WalCheckpointResult,
+} from "./background-wal-checkpointer.js";
+import {
   type QueryRows,
   runProgramSynchronously,
   type StatementProgram,
@@ -25,12 +30,27 @@ export interface SqliteStoreOptions {
    * costs about a third of a COMMIT's time when amortised.
    */
   readonly walAutocheckpointPages?: number;
+  /**
+   * Write transactions between two checkpoints run on a worker thread with its own connection (see
+   * background-wal-checkpointer.ts); default 200 (about 1,400 WAL pages for durable tool turns). 0 turns it off:
+   * every checkpoint is then the automatic one of the connection that commits, which waits for it.
+   */
+  readonly backgroundCheckpointCommits?: number;
+  /** Called after each background checkpoint (how many WAL frames it found and copied). */
+  readonly onBackgroundCheckpoint?: (result: WalCheckpointResult) => void;
 }
 
 /** How much of the database file reads may map into memory (address space, not memory used). */
 const memoryMapBytes = 256 * 1024 * 1024;
 const directoryMode = 0o700;
 const fileMode = 0o600;
+/** The options' defaults (docs/store.md lists them; a test holds the two together). */
+export const sqliteStoreDefaults = {
+  synchronous: "normal",
+  busyTimeoutMilliseconds: 5000,
+  walAutocheckpointPages: 10_000,
+  backgroundCheckpointCommits: 200,
+} as const satisfies Required<Omit<SqliteStoreOptions, "onBackgroundCheckpoint">>;
 /** Prepared statements kept per database; the store issues a few dozen distinct statements. */
 const statementCacheSize = 256;
 
@@ -55,10 +75,13 @@ export async function openSqliteDatabase(
   const sqlite = new Database(path);
   try {
     sqlite.pragma("journal_mode = WAL");
-    sqlite.pragma(options.synchronous === "full" ? "synchronous = FULL" : "synchronous = NORMAL");
-    sqlite.pragma(`busy_timeout = ${Math.max(0, Math.trunc(options.busyTimeoutMilliseconds ?? 5000))}`);
+    const synchronous = options.synchronous ?? sqliteStoreDefaults.synchronous;
+    sqlite.pragma(synchronous === "full" ? "synchronous = FULL" : "synchronous = NORMAL");
     sqlite.pragma(
-      `wal_autocheckpoint = ${Math.max(1, Math.trunc(options.walAutocheckpointPages ?? 10_000))}`,
+      `busy_timeout = ${Math.max(0, Math.trunc(options.busyTimeoutMilliseconds ?? sqliteStoreDefaults.busyTimeoutMilliseconds))}`,
+    );
+    sqlite.pragma(
+      `wal_autocheckpoint = ${Math.max(1, Math.trunc(options.walAutocheckpointPages ?? sqliteStoreDefaults.walAutocheckpointPages))}`,
     );
     // After a checkpoint, the WAL file is cut back to this size instead of staying at its largest.
     sqlite.pragma("journal_size_limit = 67108864");
@@ -69,6 +92,20 @@ export async function openSqliteDatabase(
     sqlite.close();
     throw error;
   }
+  const backgroundCheckpointCommits = Math.trunc(
+    options.backgroundCheckpointCommits ?? sqliteStoreDefaults.backgroundCheckpointCommits,
+  );
+  // A memory database has no WAL, and another connection would open another database.
+  const checkpointer: BackgroundWalCheckpointer | null =
+    path === ":memory:" || !(backgroundCheckpointCommits > 0)
+      ? null
+      : createBackgroundWalCheckpointer({
+          path,
+          commitsPerCheckpoint: backgroundCheckpointCommits,
+          ...(options.onBackgroundCheckpoint !== undefined
+            ? { onCheckpoint: options.onBackgroundCheckpoint }
+            : {}),
+        });
   const statements = new Map<string, BetterSqlite3.Statement>();
   function prepare(sql: string): BetterSqlite3.Statement {
     let statement = statements.get(sql);
@@ -107,12 +144,16 @@ export async function openSqliteDatabase(
     run<T>(program: () => StatementProgram<T>): Promise<T> {
       // Synchronous from BEGIN IMMEDIATE to COMMIT, so nothing can interleave with it on this connection. Kysely's
       // own transactions (which await between statements) run only while migrating, before the store exists.
+      let result: T;
       try {
-        return Promise.resolve(inTransaction.immediate(program) as T);
+        result = inTransaction.immediate(program) as T;
       } catch (error) {
         return Promise.reject(error);
       }
+      checkpointer?.committed();
+      return Promise.resolve(result);
     },
+    close: () => checkpointer?.close() ?? Promise.resolve(),
   };
   return { database, runner };
 }

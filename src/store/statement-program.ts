@@ -14,6 +14,8 @@ export type StatementProgram<T> = Generator<CompiledQuery, T, QueryRows>;
 export interface TransactionRunner {
   /** Runs the program in one transaction: all its statements take effect, or none does. */
   run<T>(program: () => StatementProgram<T>): Promise<T>;
+  /** Stops what the runner runs beside the database (SQLite's background checkpointer), before it is closed. */
+  close?(): Promise<void>;
 }
 
 /** Runs programs in Kysely transactions (PostgreSQL: one pooled connection per transaction). */

@@ -7,14 +7,18 @@ import type { RunStore } from "../../src/store/run-store.js";
 import { segmentTampering, sqliteSegmentTable } from "./segment-tampering.js";
 import { newTestEnvironment, type RunStoreFactory, type StoreUnderTest } from "./store-harness.js";
 
-/** A fresh SQLite file per test, in its own temporary directory. */
+/**
+ * A fresh SQLite file per test, in its own temporary directory. The WAL is checkpointed in the background every
+ * two commits (the default is 200), so that the whole suite, and the kill -9 test, run with checkpoints under way.
+ */
 export const sqliteStoreFactory: RunStoreFactory = async (): Promise<StoreUnderTest> => {
   const directory = await mkdtemp(join(tmpdir(), "charter-store-"));
   const path = join(directory, "charter.db");
   const environment = newTestEnvironment();
   const opened: RunStore[] = [];
+  const location = { path, sqlite: { backgroundCheckpointCommits: 2 } };
   const open = async () => {
-    const store = await openRunStore({ path, environment });
+    const store = await openRunStore({ ...location, environment });
     opened.push(store);
     return store;
   };
@@ -32,7 +36,7 @@ export const sqliteStoreFactory: RunStoreFactory = async (): Promise<StoreUnderT
   return {
     store,
     environment,
-    location: { path },
+    location,
     reopen: open,
     tamper: {
       ...segmentTampering(sqliteSegmentTable(path)),

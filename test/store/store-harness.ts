@@ -45,6 +45,7 @@ export interface StoreLocation {
   readonly path?: string;
   readonly url?: string;
   readonly postgres?: { readonly schema: string };
+  readonly sqlite?: { readonly backgroundCheckpointCommits: number };
 }
 
 /** Direct access to a backend's tables, bypassing the store, to damage what it holds. */

@@ -80,7 +80,6 @@ export function createBackgroundWalCheckpointer(
         inFlight,
       },
     });
-    started.unref();
     started.on("message", (message: { busy: number; log: number; checkpointed: number }) => {
       options.onCheckpoint?.({
         busy: message.busy,
@@ -97,6 +96,8 @@ export function createBackgroundWalCheckpointer(
       if (closing === null) failed = true;
       worker = null;
     });
+    // After the listeners: adding a "message" listener references the worker again.
+    started.unref();
     return started;
   }
 

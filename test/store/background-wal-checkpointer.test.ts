@@ -1,11 +1,16 @@
+import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
+import Database from "better-sqlite3";
 import { sql } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
 import type { WalCheckpointResult } from "../../src/store/background-wal-checkpointer.js";
 import { openSqliteDatabase, type SqliteStoreOptions } from "../../src/store/open-sqlite-database.js";
+
+const childScript = resolve(import.meta.dirname, "commit-and-leave-open.ts");
+const resolveHook = resolve(import.meta.dirname, "typescript-resolution.mjs");
 
 const directories: string[] = [];
 afterEach(async () => {
@@ -103,5 +108,33 @@ describe("background WAL checkpoints (SQLite)", () => {
     await database.close();
     // SQLite deletes the WAL when the LAST connection to the database closes: the worker's was closed first.
     expect(existsSync(`${database.path}-wal`)).toBe(false);
+  });
+
+  it("never keeps the process alive: a process that leaves the store open still exits by itself", async () => {
+    const directory = await mkdtemp(join(tmpdir(), "charter-checkpointer-"));
+    directories.push(directory);
+    const path = join(directory, "charter.db");
+    const child = spawn(process.execPath, ["--import", resolveHook, childScript, path, "4"], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString("utf8");
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString("utf8");
+    });
+    // Resolves only if the child exits: with a worker keeping it alive, the test runs into its timeout.
+    const exitCode = await new Promise<number | null>((done) => child.on("exit", (code) => done(code)));
+    expect({ exitCode, stdout, stderr }).toEqual({ exitCode: 0, stdout: "committed 4\n", stderr: "" });
+    // Left in the middle of a checkpoint or not, the database holds every row and is whole.
+    const database = new Database(path, { readonly: true });
+    try {
+      expect(database.prepare("select count(*) as count from rows").get()).toEqual({ count: 4 });
+      expect(database.pragma("integrity_check", { simple: true })).toBe("ok");
+    } finally {
+      database.close();
+    }
   });
 });

@@ -1,10 +1,10 @@
-import { spawn } from "node:child_process";
 import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { PassThrough, Writable } from "node:stream";
 import type { CliStreams } from "../../src/cli/cli-streams.js";
 import { runCli } from "../../src/cli/run-cli.js";
+import { nodeProcess } from "../node-process.js";
 
 export const mcpTestServerPath = resolve(import.meta.dirname, "../../src/testing/mcp-test-server.ts");
 
@@ -49,23 +49,7 @@ export function charterProcess(
     readonly script?: string;
   } = {},
 ): Promise<{ exitCode: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [options.script ?? charterBinary, ...argv], {
-    env: { ...process.env, ...options.env },
-    stdio: ["ignore", "pipe", "pipe"],
-    ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => {
-    stdout += chunk.toString("utf8");
-  });
-  child.stderr.on("data", (chunk: Buffer) => {
-    stderr += chunk.toString("utf8");
-  });
-  return new Promise((resolveExit, rejectExit) => {
-    child.on("error", rejectExit);
-    child.on("close", (exitCode) => resolveExit({ exitCode, stdout, stderr }));
-  });
+  return nodeProcess([options.script ?? charterBinary, ...argv], options);
 }
 
 /** A temporary project: an agent file, a `.charter.json` (and optional `.charter.env`), and a runs directory. */

@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -8,6 +7,7 @@ import { sql } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
 import type { WalCheckpointResult } from "../../src/store/background-wal-checkpointer.js";
 import { openSqliteDatabase, type SqliteStoreOptions } from "../../src/store/open-sqlite-database.js";
+import { nodeProcess } from "../node-process.js";
 
 const childScript = resolve(import.meta.dirname, "commit-and-leave-open.ts");
 const resolveHook = resolve(import.meta.dirname, "typescript-resolution.mjs");
@@ -114,20 +114,9 @@ describe("background WAL checkpoints (SQLite)", () => {
     const directory = await mkdtemp(join(tmpdir(), "charter-checkpointer-"));
     directories.push(directory);
     const path = join(directory, "charter.db");
-    const child = spawn(process.execPath, ["--import", resolveHook, childScript, path, "4"], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString("utf8");
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString("utf8");
-    });
-    // Resolves only if the child exits: with a worker keeping it alive, the test runs into its timeout.
-    const exitCode = await new Promise<number | null>((done) => child.on("exit", (code) => done(code)));
-    expect({ exitCode, stdout, stderr }).toEqual({ exitCode: 0, stdout: "committed 4\n", stderr: "" });
+    // Resolves only once the child exits: with a worker keeping it alive, the test runs into its timeout.
+    const exited = await nodeProcess(["--import", resolveHook, childScript, path, "4"]);
+    expect(exited).toEqual({ exitCode: 0, stdout: "committed 4\n", stderr: "" });
     // Left in the middle of a checkpoint or not, the database holds every row and is whole.
     const database = new Database(path, { readonly: true });
     try {

@@ -26,7 +26,10 @@ export interface BackgroundWalCheckpointerOptions {
  * 2-vCPU machine: 87 -> 60 µs per COMMIT of a durable turn; see docs/store.md "Durability").
  */
 export interface BackgroundWalCheckpointer {
-  /** Tells it a write transaction committed; every `commitsPerCheckpoint` it asks the worker for a checkpoint. */
+  /**
+   * Tells it a write transaction committed; every `commitsPerCheckpoint` it asks the worker for a checkpoint.
+   * Never throws: it runs after the COMMIT, which must not look failed.
+   */
   committed(): void;
   /** Stops the worker once it has closed its connection (a checkpoint under way finishes first). */
   close(): Promise<void>;
@@ -107,7 +110,14 @@ export function createBackgroundWalCheckpointer(
       if (commitsSinceRequest < commitsPerCheckpoint || failed || closing !== null) return;
       if (Atomics.load(inFlight, 0) !== 0) return;
       commitsSinceRequest = 0;
-      worker ??= start();
+      try {
+        worker ??= start();
+      } catch {
+        // Where threads cannot start (a restricted runtime), the committed transaction must not look failed:
+        // checkpoints stay with the committing connection.
+        failed = true;
+        return;
+      }
       Atomics.store(inFlight, 0, 1);
       worker.postMessage("checkpoint");
     },

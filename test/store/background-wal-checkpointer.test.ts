@@ -110,6 +110,20 @@ describe("background WAL checkpoints (SQLite)", () => {
     expect(existsSync(`${database.path}-wal`)).toBe(false);
   });
 
+  it("gives the worker up when it fails, and commits go on without it", async () => {
+    const reports: WalCheckpointResult[] = [];
+    const database = await openDatabase({
+      ...noAutomaticCheckpoint,
+      backgroundCheckpointCommits: 2,
+      onBackgroundCheckpoint: (result) => reports.push(result),
+    });
+    // The file's name is gone (the store keeps its open file): the worker cannot open the database.
+    await rm(database.path);
+    for (let index = 0; index < 12; index++) await database.commit();
+    await database.close();
+    expect(reports).toEqual([]);
+  });
+
   it("never keeps the process alive: a process that leaves the store open still exits by itself", async () => {
     const directory = await mkdtemp(join(tmpdir(), "charter-checkpointer-"));
     directories.push(directory);

@@ -1,11 +1,18 @@
 import type { Kysely } from "kysely";
 import type { RuntimeEnvironment } from "../foundation/environment.js";
-import type { RunFinish } from "./commit-batch.js";
+import type { CommitBatch, RunFinish } from "./commit-batch.js";
 import { exportStoredRun } from "./export-stored-run.js";
 import { importRunExport } from "./import-run-export.js";
+import {
+  newestSegmentProgressQuery,
+  type RunProgress,
+  readRunProgress,
+  runProgressOf,
+  withProgress,
+} from "./run-progress.js";
 import { type RunStatus, runStatuses } from "./run-record.js";
 import { createRunRecordsAccess } from "./run-records-access.js";
-import { runSummaryColumns, toRunRecord, toRunSummary } from "./run-row.js";
+import { type RunSummaryRow, runSummaryColumns, toRunRecord, toRunSummary } from "./run-row.js";
 import type { RunStore, RunStoreBackend } from "./run-store.js";
 import type { TransactionRunner } from "./statement-program.js";
 import type { StoreDatabase } from "./store-database.js";
@@ -14,7 +21,7 @@ import { createStoreGuard } from "./store-guard.js";
 import { storeRecordVersion } from "./store-record-version.js";
 import { createStoreStatements } from "./store-statements.js";
 import { createToolCacheAccess } from "./tool-cache-access.js";
-import { checkCommitBatch, commitBatchProgram } from "./write-commit-batch.js";
+import { type CommittedBatch, checkCommitBatch, commitBatchProgram } from "./write-commit-batch.js";
 
 export interface KyselyRunStoreOptions {
   readonly database: Kysely<StoreDatabase>;
@@ -27,6 +34,8 @@ export interface KyselyRunStoreOptions {
 }
 
 const defaultListLimit = 50;
+/** Runs whose progress a store keeps between batches: far more than run at once in one process. */
+const progressCacheSize = 4096;
 const maximumListLimit = 1000;
 const reopenableStatuses: readonly RunStatus[] = ["running", "interrupted", "awaiting_approval"];
 const stoppedStatuses: ReadonlySet<string> = new Set(runStatuses.filter((status) => status !== "running"));
@@ -37,7 +46,11 @@ const stoppedStatuses: ReadonlySet<string> = new Set(runStatuses.filter((status)
  */
 export function createKyselyRunStore(options: KyselyRunStoreOptions): RunStore {
   const { database, environment, runner } = options;
-  const statements = createStoreStatements(database);
+  const lockRunRows = options.backend === "postgres";
+  const statements = createStoreStatements(database, { lockRunRows });
+  // The progress of the runs this store writes, after their last batch (see commitBatchProgram): a batch of a
+  // run found here reads no progress. Dropped when the run stops, is reopened, or a batch of it fails.
+  const progressOfRuns = new Map<string, RunProgress>();
   const { guard, close } = createStoreGuard();
   const { allCheckpoints, ...records } = createRunRecordsAccess(database, guard, environment);
 
@@ -49,7 +62,45 @@ export function createKyselyRunStore(options: KyselyRunStoreOptions): RunStore {
       .select(["documents.contract_json", "documents.header_json"])
       .where("run.run_id", "=", runId)
       .executeTakeFirst();
-    return row === undefined ? null : toRunRecord(row, row);
+    return row === undefined ? null : toRunRecord(await withCurrentProgress(row), row);
+  }
+
+  /** A run row as it reads with the run's progress: a running run's newest segment may be newer. */
+  async function withCurrentProgress<Row extends RunSummaryRow & { readonly segment_count: number }>(
+    row: Row,
+  ): Promise<Row> {
+    if (row.status !== "running") return row;
+    const newer = await newestSegmentProgressQuery(
+      database,
+      row.run_id,
+      Number(row.segment_count),
+    ).executeTakeFirst();
+    return newer === undefined ? row : withProgress(row, runProgressOf(row, newer));
+  }
+
+  /** Writes a batch: with the run's known progress when there is one, read afresh if that turns out stale. */
+  async function writeBatch(batch: CommitBatch, finish: RunFinish | null) {
+    checkCommitBatch(batch);
+    const now = environment.now();
+    const write = (known: RunProgress | null) =>
+      runner.run(() => commitBatchProgram(database, statements, batch, finish, now, known, lockRunRows));
+    const known = progressOfRuns.get(batch.runId) ?? null;
+    progressOfRuns.delete(batch.runId);
+    let committed: CommittedBatch;
+    try {
+      committed = await write(known);
+    } catch (error) {
+      // Another writer took the segment position this batch expected: read where the run stands and try again,
+      // which refuses the batch as not continuing the run (or stores it, when it does continue it).
+      if (known === null || toStoreError(error, "appendCommit").details.reason !== "duplicate_record")
+        throw error;
+      committed = await write(null);
+    }
+    if (finish === null) {
+      if (progressOfRuns.size >= progressCacheSize) progressOfRuns.clear();
+      progressOfRuns.set(batch.runId, committed.progress);
+    }
+    return committed.receipt;
   }
 
   const store: RunStore = {
@@ -115,12 +166,7 @@ export function createKyselyRunStore(options: KyselyRunStoreOptions): RunStore {
         return toRunRecord(row, documents);
       }),
 
-    appendCommit: (batch) =>
-      guard("appendCommit", { runId: batch.runId }, () => {
-        checkCommitBatch(batch);
-        const now = environment.now();
-        return runner.run(() => commitBatchProgram(database, statements, batch, null, now));
-      }),
+    appendCommit: (batch) => guard("appendCommit", { runId: batch.runId }, () => writeBatch(batch, null)),
 
     finishRun: (finish: RunFinish) =>
       guard("finishRun", { runId: finish.runId }, () => {
@@ -130,57 +176,65 @@ export function createKyselyRunStore(options: KyselyRunStoreOptions): RunStore {
             status: finish.status,
           });
         }
-        checkCommitBatch(finish);
-        const now = environment.now();
-        return runner.run(() => commitBatchProgram(database, statements, finish, finish, now));
+        return writeBatch(finish, finish);
       }),
 
     reopenRun: (runId, reopen = {}) =>
       guard("reopenRun", { runId }, async () => {
-        const from = reopen.from ?? reopenableStatuses;
+        const from: readonly string[] = reopen.from ?? reopenableStatuses;
         const expected = reopen.expected;
-        let update = database
-          .updateTable("charter_runs")
-          .set({
-            status: "running",
-            status_reason: null,
-            outcome: null,
-            error_code: null,
-            finished_at: null,
-            updated_at: environment.now(),
-          })
-          .where("run_id", "=", runId)
-          .where("status", "in", [...from]);
-        if (expected !== undefined) {
-          update = update
-            .where("entry_count", "=", expected.entryCount)
-            .where("head_hash", "=", expected.headHash);
-        }
-        const row = await update.returning("run_id").executeTakeFirst();
-        if (row !== undefined) {
-          const reopened = await readRun(runId);
-          if (reopened !== null) return reopened;
-        }
-        const current = await database
-          .selectFrom("charter_runs")
-          .select(["status", "entry_count", "head_hash"])
-          .where("run_id", "=", runId)
-          .executeTakeFirst();
-        if (current === undefined) throw runNotFound(runId);
-        if (expected !== undefined && (from as readonly string[]).includes(current.status)) {
-          throw storeError("chain_mismatch", `run ${runId} moved on since it was read: not reopened`, {
-            runId,
-            expectedEntryCount: expected.entryCount,
-            entryCount: current.entry_count,
-            expectedHead: expected.headHash,
-            storedHead: current.head_hash,
-          });
-        }
-        throw storeError("status_not_allowed", `run ${runId} is ${current.status} and cannot be reopened`, {
-          runId,
-          status: current.status,
-          allowed: [...from],
+        const now = environment.now();
+        progressOfRuns.delete(runId);
+        await runner.run(function* () {
+          const read = yield* readRunProgress(database, runId, lockRunRows);
+          if (read === null) throw runNotFound(runId);
+          const { status, progress } = read;
+          if (!from.includes(status)) {
+            throw storeError("status_not_allowed", `run ${runId} is ${status} and cannot be reopened`, {
+              runId,
+              status,
+              allowed: [...from],
+            });
+          }
+          if (
+            expected !== undefined &&
+            (expected.entryCount !== progress.entryCount || expected.headHash !== progress.headHash)
+          ) {
+            throw storeError("chain_mismatch", `run ${runId} moved on since it was read: not reopened`, {
+              runId,
+              expectedEntryCount: expected.entryCount,
+              entryCount: progress.entryCount,
+              expectedHead: expected.headHash,
+              storedHead: progress.headHash,
+            });
+          }
+          // Running again, and its row brought up to its progress: segments written from now on are newer.
+          yield database
+            .updateTable("charter_runs")
+            .set({
+              status: "running",
+              status_reason: null,
+              outcome: null,
+              error_code: null,
+              finished_at: null,
+              updated_at: now,
+              entry_count: progress.entryCount,
+              head_hash: progress.headHash,
+              accounting_count: progress.accountingCount,
+              tool_result_count: progress.toolResultCount,
+              segment_count: progress.segmentCount,
+              turns: progress.totals.turns,
+              tokens_in: progress.totals.tokensIn,
+              tokens_out: progress.totals.tokensOut,
+              cost_usd: progress.totals.costUsd,
+              tools_used_json: JSON.stringify(progress.totals.toolsUsed),
+            })
+            .where("run_id", "=", runId)
+            .compile();
         });
+        const reopened = await readRun(runId);
+        if (reopened === null) throw runNotFound(runId);
+        return reopened;
       }),
 
     getRun: (runId) => guard("getRun", { runId }, () => readRun(runId)),
@@ -188,7 +242,7 @@ export function createKyselyRunStore(options: KyselyRunStoreOptions): RunStore {
     listRuns: (query = {}) =>
       guard("listRuns", {}, async () => {
         const limit = Math.min(Math.max(Math.trunc(query.limit ?? defaultListLimit), 1), maximumListLimit);
-        let select = database.selectFrom("charter_runs").select(runSummaryColumns);
+        let select = database.selectFrom("charter_runs").select([...runSummaryColumns, "segment_count"]);
         if (query.status !== undefined) select = select.where("status", "=", query.status);
         if (query.tenantId !== undefined) select = select.where("tenant_id", "=", query.tenantId);
         if (query.agentId !== undefined) select = select.where("agent_id", "=", query.agentId);
@@ -198,7 +252,9 @@ export function createKyselyRunStore(options: KyselyRunStoreOptions): RunStore {
           .limit(limit)
           .offset(Math.max(Math.trunc(query.offset ?? 0), 0))
           .execute();
-        return rows.map(toRunSummary);
+        const current: RunSummaryRow[] = [];
+        for (const row of rows) current.push(await withCurrentProgress(row));
+        return current.map(toRunSummary);
       }),
 
     exportRun: (runId) =>

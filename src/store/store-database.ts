@@ -154,4 +154,18 @@ export interface RunSegmentsTable {
   created_at: number;
   records: string;
   entries: string;
+  /**
+   * The run's progress after this segment (schema 3; NULL in older segments, whose batches updated the run
+   * row instead): what the run row would say. See run-progress.ts.
+   */
+  /** The run's entry count after this segment (apart from `entry_count`, which sizes queries only). */
+  run_entry_count: number | null;
+  head_hash: string | null;
+  accounting_count: number | null;
+  tool_result_count: number | null;
+  turns: number | null;
+  tokens_in: number | null;
+  tokens_out: number | null;
+  cost_usd: number | null;
+  tools_used_json: string | null;
 }

@@ -1,7 +1,7 @@
 import type { CompiledQuery, Insertable, Kysely } from "kysely";
 import type { RunFinish } from "./commit-batch.js";
 import { compileQueryTemplate, type QueryTemplate } from "./query-template.js";
-import type { RunTotals } from "./run-record.js";
+import type { RunProgress } from "./run-progress.js";
 import type { StoreDatabase } from "./store-database.js";
 
 /**
@@ -21,25 +21,6 @@ const conflictColumns = {
 
 export type Duplicates = "fail" | "ignore-duplicates";
 
-/** How one batch changes its run's row (see commitBatchProgram). */
-export interface RunChange {
-  readonly runId: string;
-  readonly now: number;
-  /** The batch's entries: the stored chain must end where they start, and then ends where they end. */
-  readonly entries: {
-    readonly firstSeq: number;
-    readonly prevHash: string;
-    readonly entryCount: number;
-    readonly headHash: string;
-  } | null;
-  readonly accountingAdded: number;
-  readonly toolResultsAdded: number;
-  /** Whether the batch stores a segment (anything but tool outputs). */
-  readonly segmentAdded: boolean;
-  readonly totals: RunTotals | null;
-  readonly finish: RunFinish | null;
-}
-
 type InsertSlot = { readonly row: number; readonly column: string };
 
 /** The statements the store writes with, compiled once per shape and reused (see query-template.ts). */
@@ -50,13 +31,39 @@ export interface StoreStatements {
     rows: readonly Insertable<StoreDatabase[Table]>[],
     duplicates?: Duplicates,
   ): CompiledQuery[];
-  /** The fencing update of a batch, returning the run's new counters (no row when the fence holds it back). */
-  updateRun(change: RunChange): CompiledQuery;
+  /** The run's status (locking its row where `lockRunRows`), the fence of a batch that continues a run. */
+  runStatus(runId: string): CompiledQuery;
+  /**
+   * Brings a running run's row up to its progress (and stops it, with `finish`): returns its run_id, or no row
+   * when the run is not running.
+   */
+  updateRunRow(change: RunRowChange): CompiledQuery;
 }
 
-export function createStoreStatements(database: Kysely<StoreDatabase>): StoreStatements {
+/** A run row brought up to date with a run's progress, when the run stops. */
+export interface RunRowChange {
+  readonly runId: string;
+  readonly now: number;
+  readonly progress: RunProgress;
+  readonly finish: RunFinish | null;
+}
+
+export function createStoreStatements(
+  database: Kysely<StoreDatabase>,
+  options: {
+    /** Lock the run row while a batch is written (PostgreSQL); SQLite's write lock covers the database. */
+    readonly lockRunRows: boolean;
+  },
+): StoreStatements {
   const inserts = new Map<string, QueryTemplate<InsertSlot>>();
-  const updates = new Map<number, QueryTemplate<keyof RunChangeValues>>();
+  const updates = new Map<boolean, QueryTemplate<keyof RunRowValues>>();
+  const statusTemplate = compileQueryTemplate<"runId">((slots) => {
+    const select = database
+      .selectFrom("charter_runs")
+      .select("status")
+      .where("run_id", "=", slots.slot<string>("runId"));
+    return options.lockRunRows ? select.forUpdate() : select;
+  });
 
   function insertQuery(
     table: keyof StoreDatabase,
@@ -105,39 +112,36 @@ export function createStoreStatements(database: Kysely<StoreDatabase>): StoreSta
       return queries;
     },
 
-    updateRun(change) {
-      const shape =
-        (change.entries !== null ? 1 : 0) |
-        (change.accountingAdded > 0 ? 2 : 0) |
-        (change.toolResultsAdded > 0 ? 4 : 0) |
-        (change.totals !== null ? 8 : 0) |
-        (change.finish !== null ? 16 : 0) |
-        (change.segmentAdded ? 32 : 0);
-      let template = updates.get(shape);
+    runStatus(runId) {
+      return statusTemplate.instantiate(() => runId);
+    },
+
+    updateRunRow(change) {
+      const finishing = change.finish !== null;
+      let template = updates.get(finishing);
       if (template === undefined) {
-        template = compileUpdateRun(database, shape);
-        updates.set(shape, template);
+        template = compileUpdateRunRow(database, finishing);
+        updates.set(finishing, template);
       }
-      const values = runChangeValues(change);
+      const values = runRowValues(change);
       return template.instantiate((key) => values[key]);
     },
   };
 }
 
-interface RunChangeValues {
+interface RunRowValues {
   readonly runId: string;
   readonly now: number;
-  readonly firstSeq: number | undefined;
-  readonly prevHash: string | undefined;
-  readonly entryCount: number | undefined;
-  readonly headHash: string | undefined;
-  readonly accountingAdded: number;
-  readonly toolResultsAdded: number;
-  readonly turns: number | undefined;
-  readonly tokensIn: number | undefined;
-  readonly tokensOut: number | undefined;
-  readonly costUsd: number | undefined;
-  readonly toolsUsedJson: string | undefined;
+  readonly entryCount: number;
+  readonly headHash: string;
+  readonly accountingCount: number;
+  readonly toolResultCount: number;
+  readonly segmentCount: number;
+  readonly turns: number;
+  readonly tokensIn: number;
+  readonly tokensOut: number;
+  readonly costUsd: number;
+  readonly toolsUsedJson: string;
   readonly status: string | undefined;
   readonly outcome: string | null | undefined;
   readonly errorCode: string | null;
@@ -146,22 +150,21 @@ interface RunChangeValues {
   readonly finishedAt: number;
 }
 
-function runChangeValues(change: RunChange): RunChangeValues {
-  const { entries, totals, finish } = change;
+function runRowValues(change: RunRowChange): RunRowValues {
+  const { progress, finish } = change;
   return {
     runId: change.runId,
     now: change.now,
-    firstSeq: entries?.firstSeq,
-    prevHash: entries?.prevHash,
-    entryCount: entries?.entryCount,
-    headHash: entries?.headHash,
-    accountingAdded: change.accountingAdded,
-    toolResultsAdded: change.toolResultsAdded,
-    turns: totals?.turns,
-    tokensIn: totals?.tokensIn,
-    tokensOut: totals?.tokensOut,
-    costUsd: totals?.costUsd,
-    toolsUsedJson: totals === null ? undefined : JSON.stringify(totals.toolsUsed),
+    entryCount: progress.entryCount,
+    headHash: progress.headHash,
+    accountingCount: progress.accountingCount,
+    toolResultCount: progress.toolResultCount,
+    segmentCount: progress.segmentCount,
+    turns: progress.totals.turns,
+    tokensIn: progress.totals.tokensIn,
+    tokensOut: progress.totals.tokensOut,
+    costUsd: progress.totals.costUsd,
+    toolsUsedJson: JSON.stringify(progress.totals.toolsUsed),
     status: finish?.status,
     outcome: finish?.outcome,
     errorCode: finish?.errorCode ?? null,
@@ -172,36 +175,27 @@ function runChangeValues(change: RunChange): RunChangeValues {
   };
 }
 
-function compileUpdateRun(
+function compileUpdateRunRow(
   database: Kysely<StoreDatabase>,
-  shape: number,
-): QueryTemplate<keyof RunChangeValues> {
-  return compileQueryTemplate<keyof RunChangeValues>((slots) => {
-    const slot = <T>(key: keyof RunChangeValues) => slots.slot<T>(key);
-    let update = database
+  finishing: boolean,
+): QueryTemplate<keyof RunRowValues> {
+  return compileQueryTemplate<keyof RunRowValues>((slots) => {
+    const slot = <T>(key: keyof RunRowValues) => slots.slot<T>(key);
+    return database
       .updateTable("charter_runs")
-      .set((expression) => ({
+      .set({
         updated_at: slot<number>("now"),
-        ...(shape & 1
-          ? { entry_count: slot<number>("entryCount"), head_hash: slot<string>("headHash") }
-          : {}),
-        ...(shape & 2
-          ? { accounting_count: expression("accounting_count", "+", slot<number>("accountingAdded")) }
-          : {}),
-        ...(shape & 4
-          ? { tool_result_count: expression("tool_result_count", "+", slot<number>("toolResultsAdded")) }
-          : {}),
-        ...(shape & 32 ? { segment_count: expression("segment_count", "+", 1) } : {}),
-        ...(shape & 8
-          ? {
-              turns: slot<number>("turns"),
-              tokens_in: slot<number>("tokensIn"),
-              tokens_out: slot<number>("tokensOut"),
-              cost_usd: slot<number>("costUsd"),
-              tools_used_json: slot<string>("toolsUsedJson"),
-            }
-          : {}),
-        ...(shape & 16
+        entry_count: slot<number>("entryCount"),
+        head_hash: slot<string>("headHash"),
+        accounting_count: slot<number>("accountingCount"),
+        tool_result_count: slot<number>("toolResultCount"),
+        segment_count: slot<number>("segmentCount"),
+        turns: slot<number>("turns"),
+        tokens_in: slot<number>("tokensIn"),
+        tokens_out: slot<number>("tokensOut"),
+        cost_usd: slot<number>("costUsd"),
+        tools_used_json: slot<string>("toolsUsedJson"),
+        ...(finishing
           ? {
               status: slot<string>("status"),
               outcome: slot<string | null>("outcome"),
@@ -211,20 +205,9 @@ function compileUpdateRun(
               finished_at: slot<number>("finishedAt"),
             }
           : {}),
-      }))
+      })
       .where("run_id", "=", slot<string>("runId"))
-      .where("status", "=", "running");
-    if (shape & 1) {
-      update = update
-        .where("entry_count", "=", slot<number>("firstSeq"))
-        .where("head_hash", "=", slot<string>("prevHash"));
-    }
-    return update.returning([
-      "entry_count",
-      "head_hash",
-      "accounting_count",
-      "tool_result_count",
-      "segment_count",
-    ]);
+      .where("status", "=", "running")
+      .returning("run_id");
   });
 }

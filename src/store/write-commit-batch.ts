@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
 import type { CommitBatch, CommitReceipt, RunFinish, StoredEntryInput } from "./commit-batch.js";
+import { type RunProgress, readRunProgress } from "./run-progress.js";
 import { encodeRunSegment, runSegmentVersion, unsegmentableText } from "./run-segment.js";
 import type { StatementProgram } from "./statement-program.js";
 import type { StoreDatabase } from "./store-database.js";
@@ -59,20 +60,27 @@ export function checkCommitBatch(batch: CommitBatch): void {
   }
 }
 
-interface UpdatedRun {
-  readonly entry_count: number;
-  readonly head_hash: string;
-  readonly accounting_count: number;
-  readonly tool_result_count: number;
-  readonly segment_count: number;
+/** What a batch's transaction yields: its receipt, and the run's progress after it (for the next batch). */
+export interface CommittedBatch {
+  readonly receipt: CommitReceipt;
+  readonly progress: RunProgress;
 }
 
 /**
- * The statements of a checked batch, for one transaction. The first updates the run row only if the batch
- * continues it (status `running`, entry count and head hash as the batch expects): it fences concurrent
- * writers without a read, takes the write lock at once, and numbers the accounting entries and tool results
- * through RETURNING. The batch's records follow as ONE segment row (see run-segment.ts), and its tool outputs;
- * any failure rolls the whole batch back.
+ * The statements of a checked batch, for one transaction.
+ *
+ * The run's progress (run-progress.ts) is `known` when this store wrote the run's previous batch, and read
+ * otherwise (and always for the run's last batch). The batch continues it only if the run is running and the
+ * batch's first entry follows the progress's chain head; it numbers the batch's accounting entries and tool
+ * results. The batch's records follow as ONE segment row (see run-segment.ts) carrying the progress after it,
+ * then its tool outputs; the last batch also brings the run row up to date and stops the run. Any failure rolls
+ * the whole batch back.
+ *
+ * Another writer of the same run (a second resume, say) is fenced even when `known` is stale: segments are
+ * numbered densely per run, so its segment takes the position this batch's would, and the insert fails on the
+ * primary key (`duplicate_record`; the store then retries with the progress read afresh, see
+ * create-kysely-run-store.ts). A run stopped meanwhile is seen by the status read, which on PostgreSQL also
+ * locks the row until this transaction ends.
  */
 export function* commitBatchProgram(
   database: Kysely<StoreDatabase>,
@@ -80,7 +88,9 @@ export function* commitBatchProgram(
   batch: CommitBatch,
   finish: RunFinish | null,
   now: number,
-): StatementProgram<CommitReceipt> {
+  known: RunProgress | null,
+  lockRunRows: boolean,
+): StatementProgram<CommittedBatch> {
   const { runId } = batch;
   const entries = batch.entries ?? [];
   const accounting = batch.accounting ?? [];
@@ -92,38 +102,54 @@ export function* commitBatchProgram(
   const storesSegment =
     entries.length + rawPayloads.length + accounting.length + toolResults.length > 0 || checkpoint !== null;
 
-  const updated = (yield statements.updateRun({
-    runId,
-    now,
-    entries:
-      first !== undefined && last !== undefined
-        ? { firstSeq: first.seq, prevHash: first.prev_hash, entryCount: last.seq + 1, headHash: last.hash }
-        : null,
-    accountingAdded: accounting.length,
-    toolResultsAdded: toolResults.length,
-    segmentAdded: storesSegment,
-    totals: batch.totals ?? null,
-    finish,
-  }))[0] as UpdatedRun | undefined;
-  if (updated === undefined) {
-    const stored = (yield database
-      .selectFrom("charter_runs")
-      .select(["status", "entry_count", "head_hash"])
-      .where("run_id", "=", runId)
-      .compile())[0] as { status: string; entry_count: number; head_hash: string } | undefined;
-    throw explainRefusal(batch, stored);
+  let status: string | undefined;
+  let progress: RunProgress;
+  if (known !== null && finish === null) {
+    status = ((yield statements.runStatus(runId))[0] as { status: string } | undefined)?.status;
+    progress = known;
+  } else {
+    const read = yield* readRunProgress(database, runId, lockRunRows);
+    status = read?.status;
+    progress = read?.progress as RunProgress;
   }
+  if (status === undefined) throw runNotFound(runId);
+  if (status !== "running") {
+    throw storeError("run_not_running", `run ${runId} is ${status}: nothing can be appended`, {
+      runId,
+      status,
+    });
+  }
+  if (first !== undefined && (first.seq !== progress.entryCount || first.prev_hash !== progress.headHash)) {
+    throw storeError(
+      "chain_mismatch",
+      `the batch does not continue run ${runId}: it starts at seq ${first.seq} after ${first.prev_hash}, the stored chain has ${progress.entryCount} entries ending at ${progress.headHash}`,
+      {
+        runId,
+        expectedSeq: progress.entryCount,
+        batchSeq: first.seq,
+        storedHead: progress.headHash,
+        batchPrev: first.prev_hash,
+      },
+    );
+  }
+  const next: RunProgress = {
+    entryCount: last === undefined ? progress.entryCount : last.seq + 1,
+    headHash: last === undefined ? progress.headHash : last.hash,
+    accountingCount: progress.accountingCount + accounting.length,
+    toolResultCount: progress.toolResultCount + toolResults.length,
+    segmentCount: progress.segmentCount + (storesSegment ? 1 : 0),
+    totals: batch.totals ?? progress.totals,
+    updatedAt: now,
+  };
 
   if (storesSegment) {
-    const firstAccounting = updated.accounting_count - accounting.length;
-    const firstToolResult = updated.tool_result_count - toolResults.length;
     const covered =
       checkpoint === null ? null : entries.find((stored) => stored.entry.seq === checkpoint.seq)?.entry;
     const encoded = encodeRunSegment({
       entries: entries.map(({ line }) => withoutNewline(line)),
       rawPayloads,
-      accounting: accounting.map((entry, index) => ({ position: firstAccounting + index, entry })),
-      toolResults: toolResults.map((input, index) => ({ position: firstToolResult + index, input })),
+      accounting: accounting.map((entry, index) => ({ position: progress.accountingCount + index, entry })),
+      toolResults: toolResults.map((input, index) => ({ position: progress.toolResultCount + index, input })),
       checkpoint:
         checkpoint === null
           ? null
@@ -134,9 +160,9 @@ export function* commitBatchProgram(
     yield* statements.insertRows("charter_run_segments", [
       {
         run_id: runId,
-        position: updated.segment_count - 1,
+        position: progress.segmentCount,
         v: runSegmentVersion,
-        first_seq: first?.seq ?? updated.entry_count,
+        first_seq: first?.seq ?? progress.entryCount,
         entry_count: entries.length,
         checkpoint_seq: checkpoint?.seq ?? null,
         raw_count: rawPayloads.length,
@@ -144,8 +170,21 @@ export function* commitBatchProgram(
         created_at: now,
         records: encoded.records,
         entries: encoded.entries,
+        run_entry_count: next.entryCount,
+        head_hash: next.headHash,
+        accounting_count: next.accountingCount,
+        tool_result_count: next.toolResultCount,
+        turns: next.totals.turns,
+        tokens_in: next.totals.tokensIn,
+        tokens_out: next.totals.tokensOut,
+        cost_usd: next.totals.costUsd,
+        tools_used_json: JSON.stringify(next.totals.toolsUsed),
       },
     ]);
+  }
+  if (finish !== null) {
+    // The status was read in this transaction (and the row locked where it can be), so the row is found.
+    yield statements.updateRunRow({ runId, now, progress: next, finish });
   }
   // Rare (an output too large for the conversation), and unique per handle: kept in their table.
   yield* statements.insertRows(
@@ -162,36 +201,10 @@ export function* commitBatchProgram(
       created_at: now,
     })),
   );
-  return { entryCount: updated.entry_count, headHash: updated.head_hash };
+  return { receipt: { entryCount: next.entryCount, headHash: next.headHash }, progress: next };
 }
 
 /** An entry's line as stored: without the newline the transcript module may end it with. */
 function withoutNewline(line: string): string {
   return line.endsWith("\n") ? line.slice(0, -1) : line;
-}
-
-/** Why the fencing update matched no row: the run is missing, not running, or the chain moved on. */
-function explainRefusal(
-  batch: CommitBatch,
-  run: { status: string; entry_count: number; head_hash: string } | undefined,
-): Error {
-  if (run === undefined) return runNotFound(batch.runId);
-  if (run.status !== "running") {
-    return storeError("run_not_running", `run ${batch.runId} is ${run.status}: nothing can be appended`, {
-      runId: batch.runId,
-      status: run.status,
-    });
-  }
-  const first = batch.entries?.[0]?.entry;
-  return storeError(
-    "chain_mismatch",
-    `the batch does not continue run ${batch.runId}: it starts at seq ${first?.seq} after ${first?.prev_hash}, the stored chain has ${run.entry_count} entries ending at ${run.head_hash}`,
-    {
-      runId: batch.runId,
-      expectedSeq: run.entry_count,
-      batchSeq: first?.seq ?? null,
-      storedHead: run.head_hash,
-      batchPrev: first?.prev_hash ?? null,
-    },
-  );
 }

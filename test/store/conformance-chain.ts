@@ -313,6 +313,64 @@ export function describeChainConformance({ current }: ConformanceContext): void 
       expect((await store.getRun("run-contended"))?.accountingCount).toBe(2);
     });
 
+    it("reads a running run at its newest batch, and fences a writer whose view of the run is stale", async () => {
+      // Two stores over one database, as two processes would hold it: each knows the progress of the runs it
+      // wrote, which the other's batches make stale.
+      const { store, environment, reopen } = current();
+      const other = await reopen();
+      const draft = draftRun(environment, "run-two-stores");
+      await createDraftedRun(store, draft);
+      await store.appendCommit(draft.batch(draft.appendTurn(1)));
+      const second = draft.batch(draft.appendTurn(2));
+      environment.advance(1_000);
+      expect(await other.appendCommit(second)).toEqual({
+        entryCount: 10,
+        headHash: draft.transcript.headHash,
+      });
+
+      // The first store still knows the run as it left it after turn 1: the batch it sends now is refused, as
+      // not continuing the chain, and nothing of it is stored.
+      const stale = await charterErrorOf(store.appendCommit(second));
+      expect(stale.code).toBe("ARGUMENT_INVALID");
+      expect(stale.details.reason).toBe("chain_mismatch");
+      expect(stale.details).toMatchObject({ expectedSeq: 10, batchSeq: 5 });
+
+      // Both read the run where it stands, through its running row's newest batch.
+      const progress = {
+        status: "running",
+        entryCount: 10,
+        headHash: draft.transcript.headHash,
+        accountingCount: 4,
+        toolResultCount: 2,
+        updatedAt: environment.now(),
+        totals: { turns: 2, tokensIn: 200, tokensOut: 40, toolsUsed: ["lookup"] },
+      };
+      expect(await store.getRun("run-two-stores")).toMatchObject(progress);
+      expect(await other.getRun("run-two-stores")).toMatchObject(progress);
+      expect((await store.listRuns()).find((run) => run.runId === "run-two-stores")).toMatchObject(progress);
+
+      // The first store continues the chain once it has read it afresh.
+      expect(await store.appendCommit(draft.batch(draft.appendTurn(3)))).toMatchObject({ entryCount: 15 });
+      expect(await verifyStoredRun(other, "run-two-stores")).toMatchObject({ ok: true, entries: 15 });
+      expect((await other.readAccounting("run-two-stores")).map((entry) => entry.turn)).toEqual([
+        1, 1, 2, 2, 3, 3,
+      ]);
+      expect((await other.readToolResults("run-two-stores")).map((result) => result.turn)).toEqual([1, 2, 3]);
+
+      // Stopped by the second store, the run reads the same from both, and the first store appends nothing more.
+      await other.finishRun({
+        runId: "run-two-stores",
+        status: "completed",
+        outcome: "COMPLETED_WITH_TOOLS",
+      });
+      const finished = await other.getRun("run-two-stores");
+      expect(finished).toMatchObject({ status: "completed", entryCount: 15, accountingCount: 6 });
+      expect(await store.getRun("run-two-stores")).toEqual(finished);
+      draft.appendTurn(4);
+      const late = await charterErrorOf(store.appendCommit(draft.batch(draft.transcript.entryCount - 1)));
+      expect(late.details.reason).toBe("run_not_running");
+    });
+
     it("finishes a run with its last batch, refuses entries afterwards, and reopens it for resuming", async () => {
       const { store, environment } = current();
       const draft = draftRun(environment, "run-finish");

@@ -1,0 +1,158 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { openRunStore } from "../../src/store/open-run-store.js";
+import type { RunStore } from "../../src/store/run-store.js";
+import { verifyStoredRun } from "../../src/store/verify-stored-run.js";
+import { createDraftedRun, draftRun, newTestEnvironment } from "./store-harness.js";
+
+/**
+ * Schema 3 keeps a running run's progress in its segments, and schema 2 in its run row, updated with every
+ * batch. A run that a schema-2 Charter left running (its process died, say) is continued by this one: the
+ * database is migrated, and the run reads and continues from its row, then from the segments written since.
+ */
+let directory = "";
+let path = "";
+const opened: RunStore[] = [];
+const environment = newTestEnvironment();
+const open = async () => {
+  const store = await openRunStore({ path, environment });
+  opened.push(store);
+  return store;
+};
+
+beforeEach(async () => {
+  directory = await mkdtemp(join(tmpdir(), "charter-progress-"));
+  path = join(directory, "charter.db");
+});
+
+afterEach(async () => {
+  for (const store of opened.splice(0)) await store.close();
+  await rm(directory, { recursive: true, force: true });
+});
+
+const progressColumns = [
+  "tools_used_json",
+  "cost_usd",
+  "tokens_out",
+  "tokens_in",
+  "turns",
+  "tool_result_count",
+  "accounting_count",
+  "head_hash",
+  "run_entry_count",
+];
+
+/**
+ * Turns the database into what a schema-2 Charter would have left after the same batches: the run row up to
+ * date, the segments without progress columns, and migration 0003 not applied.
+ */
+function asSchema2(file: string, runId: string): void {
+  const database = new Database(file);
+  try {
+    const newest = database
+      .prepare(
+        "select position, run_entry_count, head_hash, accounting_count, tool_result_count, turns, tokens_in, tokens_out, cost_usd, tools_used_json from charter_run_segments where run_id = ? order by position desc limit 1",
+      )
+      .get(runId) as Record<string, unknown>;
+    database
+      .prepare(
+        "update charter_runs set entry_count = ?, head_hash = ?, accounting_count = ?, tool_result_count = ?, segment_count = ?, turns = ?, tokens_in = ?, tokens_out = ?, cost_usd = ?, tools_used_json = ? where run_id = ?",
+      )
+      .run(
+        newest.run_entry_count,
+        newest.head_hash,
+        newest.accounting_count,
+        newest.tool_result_count,
+        (newest.position as number) + 1,
+        newest.turns,
+        newest.tokens_in,
+        newest.tokens_out,
+        newest.cost_usd,
+        newest.tools_used_json,
+        runId,
+      );
+    for (const column of progressColumns)
+      database.exec(`alter table charter_run_segments drop column ${column}`);
+    database.prepare("delete from charter_schema_migrations where name = ?").run("0003_segment_progress");
+  } finally {
+    database.close();
+  }
+}
+
+describe("a run left running by a schema-2 Charter", () => {
+  it("reads back where its row says, then continues, verifies and stops with everything counted", async () => {
+    const first = await open();
+    const draft = draftRun(environment, "run-from-schema-2");
+    await createDraftedRun(first, draft);
+    for (let turn = 1; turn <= 2; turn++) await first.appendCommit(draft.batch(draft.appendTurn(turn)));
+    await first.close();
+    asSchema2(path, "run-from-schema-2");
+    // Its segments carry no progress: had the row not been brought up to date, it would still say 0 entries.
+    const file = new Database(path, { readonly: true });
+    expect(file.prepare("select count(*) from charter_run_segments").pluck().get()).toBe(2);
+    expect(
+      file
+        .prepare("select count(*) from pragma_table_info('charter_run_segments') where name = 'head_hash'")
+        .pluck()
+        .get(),
+    ).toBe(0);
+    file.close();
+
+    const store = await open();
+    expect(store.schemaVersion).toBe(3);
+    expect(await store.getRun("run-from-schema-2")).toMatchObject({
+      status: "running",
+      entryCount: 10,
+      headHash: draft.transcript.headHash,
+      accountingCount: 4,
+      toolResultCount: 2,
+      totals: { turns: 2 },
+    });
+
+    environment.advance(1_000);
+    expect(await store.appendCommit(draft.batch(draft.appendTurn(3)))).toEqual({
+      entryCount: 15,
+      headHash: draft.transcript.headHash,
+    });
+    // A store that has not written the run reads it through its newest segment.
+    const reader = await open();
+    expect(await reader.getRun("run-from-schema-2")).toMatchObject({
+      entryCount: 15,
+      accountingCount: 6,
+      toolResultCount: 3,
+      updatedAt: environment.now(),
+      totals: { turns: 3 },
+    });
+    expect((await reader.readAccounting("run-from-schema-2")).map((entry) => entry.turn)).toEqual([
+      1, 1, 2, 2, 3, 3,
+    ]);
+    expect(await verifyStoredRun(reader, "run-from-schema-2")).toMatchObject({ ok: true, entries: 15 });
+
+    await reader.finishRun({
+      runId: "run-from-schema-2",
+      status: "completed",
+      outcome: "COMPLETED_WITH_TOOLS",
+    });
+    const row = new Database(path, { readonly: true });
+    // Stopped, the run row itself holds its whole progress again.
+    expect(
+      row
+        .prepare(
+          "select status, entry_count, head_hash, accounting_count, tool_result_count, segment_count, turns from charter_runs",
+        )
+        .get(),
+    ).toEqual({
+      status: "completed",
+      entry_count: 15,
+      head_hash: draft.transcript.headHash,
+      accounting_count: 6,
+      tool_result_count: 3,
+      segment_count: 3,
+      turns: 3,
+    });
+    row.close();
+  });
+});

@@ -8,6 +8,7 @@ import {
   type RunProgress,
   readRunProgress,
   runProgressOf,
+  runRowProgress,
   withProgress,
 } from "./run-progress.js";
 import { type RunStatus, runStatuses } from "./run-record.js";
@@ -217,17 +218,8 @@ export function createKyselyRunStore(options: KyselyRunStoreOptions): RunStore {
               outcome: null,
               error_code: null,
               finished_at: null,
+              ...runRowProgress(progress),
               updated_at: now,
-              entry_count: progress.entryCount,
-              head_hash: progress.headHash,
-              accounting_count: progress.accountingCount,
-              tool_result_count: progress.toolResultCount,
-              segment_count: progress.segmentCount,
-              turns: progress.totals.turns,
-              tokens_in: progress.totals.tokensIn,
-              tokens_out: progress.totals.tokensOut,
-              cost_usd: progress.totals.costUsd,
-              tools_used_json: JSON.stringify(progress.totals.toolsUsed),
             })
             .where("run_id", "=", runId)
             .compile();

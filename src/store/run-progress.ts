@@ -23,22 +23,6 @@ export interface RunProgress {
   readonly updatedAt: number;
 }
 
-/** The run row's columns a run's progress is read from. */
-export const runProgressColumns = [
-  "status",
-  "entry_count",
-  "head_hash",
-  "accounting_count",
-  "tool_result_count",
-  "segment_count",
-  "turns",
-  "tokens_in",
-  "tokens_out",
-  "cost_usd",
-  "tools_used_json",
-  "updated_at",
-] as const;
-
 interface ProgressRow {
   readonly entry_count: number;
   readonly head_hash: string;
@@ -101,37 +85,71 @@ export function newestSegmentProgressQuery(
 
 /** The run's progress: the row's, or the newer segment's when there is one. */
 export function runProgressOf(row: ProgressRow, newer: SegmentProgressRow | undefined): RunProgress {
-  if (newer === undefined || newer.head_hash === null) {
-    return {
-      entryCount: Number(row.entry_count),
-      headHash: row.head_hash,
-      accountingCount: Number(row.accounting_count),
-      toolResultCount: Number(row.tool_result_count),
-      segmentCount: Number(row.segment_count),
-      totals: {
-        turns: Number(row.turns),
-        tokensIn: Number(row.tokens_in),
-        tokensOut: Number(row.tokens_out),
-        costUsd: Number(row.cost_usd),
-        toolsUsed: JSON.parse(row.tools_used_json) as string[],
-      },
-      updatedAt: Number(row.updated_at),
-    };
-  }
+  // A segment's progress columns are the row's, but for the entry and segment counts and the time.
+  const from: ProgressRow =
+    newer === undefined || newer.head_hash === null
+      ? row
+      : {
+          entry_count: newer.run_entry_count as number,
+          head_hash: newer.head_hash,
+          accounting_count: newer.accounting_count as number,
+          tool_result_count: newer.tool_result_count as number,
+          segment_count: Number(newer.position) + 1,
+          turns: newer.turns as number,
+          tokens_in: newer.tokens_in as number,
+          tokens_out: newer.tokens_out as number,
+          cost_usd: newer.cost_usd as number,
+          tools_used_json: newer.tools_used_json ?? "[]",
+          updated_at: newer.created_at,
+        };
   return {
-    entryCount: Number(newer.run_entry_count),
-    headHash: newer.head_hash,
-    accountingCount: Number(newer.accounting_count),
-    toolResultCount: Number(newer.tool_result_count),
-    segmentCount: Number(newer.position) + 1,
+    entryCount: Number(from.entry_count),
+    headHash: from.head_hash,
+    accountingCount: Number(from.accounting_count),
+    toolResultCount: Number(from.tool_result_count),
+    segmentCount: Number(from.segment_count),
     totals: {
-      turns: Number(newer.turns),
-      tokensIn: Number(newer.tokens_in),
-      tokensOut: Number(newer.tokens_out),
-      costUsd: Number(newer.cost_usd),
-      toolsUsed: JSON.parse(newer.tools_used_json ?? "[]") as string[],
+      turns: Number(from.turns),
+      tokensIn: Number(from.tokens_in),
+      tokensOut: Number(from.tokens_out),
+      costUsd: Number(from.cost_usd),
+      toolsUsed: JSON.parse(from.tools_used_json) as string[],
     },
-    updatedAt: Number(newer.created_at),
+    updatedAt: Number(from.updated_at),
+  };
+}
+
+/** The run row's columns that hold its progress, as `runRowProgress` fills them. */
+export const runRowProgressColumns = [
+  "entry_count",
+  "head_hash",
+  "accounting_count",
+  "tool_result_count",
+  "segment_count",
+  "turns",
+  "tokens_in",
+  "tokens_out",
+  "cost_usd",
+  "tools_used_json",
+  "updated_at",
+] as const;
+
+export type RunRowProgress = ProgressRow;
+
+/** The run row's columns as they hold this progress: where a row is brought up to date, or read with it. */
+export function runRowProgress(progress: RunProgress): RunRowProgress {
+  return {
+    entry_count: progress.entryCount,
+    head_hash: progress.headHash,
+    accounting_count: progress.accountingCount,
+    tool_result_count: progress.toolResultCount,
+    segment_count: progress.segmentCount,
+    turns: progress.totals.turns,
+    tokens_in: progress.totals.tokensIn,
+    tokens_out: progress.totals.tokensOut,
+    cost_usd: progress.totals.costUsd,
+    tools_used_json: JSON.stringify(progress.totals.toolsUsed),
+    updated_at: progress.updatedAt,
   };
 }
 
@@ -144,7 +162,10 @@ export function* readRunProgress(
   runId: string,
   lockRow: boolean,
 ): StatementProgram<{ readonly status: string; readonly progress: RunProgress } | null> {
-  const select = database.selectFrom("charter_runs").select(runProgressColumns).where("run_id", "=", runId);
+  const select = database
+    .selectFrom("charter_runs")
+    .select(["status", ...runRowProgressColumns])
+    .where("run_id", "=", runId);
   const row = (yield (lockRow ? select.forUpdate() : select).compile())[0] as
     | (ProgressRow & { readonly status: string })
     | undefined;
@@ -161,17 +182,5 @@ export function* readRunProgress(
 
 /** The run row's columns as they read with this progress: for a running run read back from the store. */
 export function withProgress<Row extends RunSummaryRow>(row: Row, progress: RunProgress): Row {
-  return {
-    ...row,
-    entry_count: progress.entryCount,
-    head_hash: progress.headHash,
-    accounting_count: progress.accountingCount,
-    tool_result_count: progress.toolResultCount,
-    turns: progress.totals.turns,
-    tokens_in: progress.totals.tokensIn,
-    tokens_out: progress.totals.tokensOut,
-    cost_usd: progress.totals.costUsd,
-    tools_used_json: JSON.stringify(progress.totals.toolsUsed),
-    updated_at: progress.updatedAt,
-  };
+  return { ...row, ...runRowProgress(progress) };
 }

@@ -155,10 +155,10 @@ export interface RunSegmentsTable {
   records: string;
   entries: string;
   /**
-   * The run's progress after this segment (schema 3; NULL in older segments, whose batches updated the run
-   * row instead): what the run row would say. See run-progress.ts.
+   * From here on, the run's progress after this segment (schema 3; NULL in older segments, whose batches updated
+   * the run row instead): what the run row would say (see run-progress.ts). `run_entry_count` is the run's entry
+   * count, apart from `entry_count`, which sizes queries only.
    */
-  /** The run's entry count after this segment (apart from `entry_count`, which sizes queries only). */
   run_entry_count: number | null;
   head_hash: string | null;
   accounting_count: number | null;

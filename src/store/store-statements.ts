@@ -1,8 +1,13 @@
-import type { CompiledQuery, Insertable, Kysely } from "kysely";
+import type { CompiledQuery, Insertable, Kysely, Updateable } from "kysely";
 import type { RunFinish } from "./commit-batch.js";
 import { compileQueryTemplate, type QueryTemplate } from "./query-template.js";
-import type { RunProgress } from "./run-progress.js";
-import type { StoreDatabase } from "./store-database.js";
+import {
+  type RunProgress,
+  type RunRowProgress,
+  runRowProgress,
+  runRowProgressColumns,
+} from "./run-progress.js";
+import type { RunsTable, StoreDatabase } from "./store-database.js";
 
 /**
  * Most bound parameters one statement takes: under SQLite's default limit (32766) and PostgreSQL's (65535),
@@ -33,19 +38,15 @@ export interface StoreStatements {
   ): CompiledQuery[];
   /** The run's status (locking its row where `lockRunRows`), the fence of a batch that continues a run. */
   runStatus(runId: string): CompiledQuery;
-  /**
-   * Brings a running run's row up to its progress (and stops it, with `finish`): returns its run_id, or no row
-   * when the run is not running.
-   */
-  updateRunRow(change: RunRowChange): CompiledQuery;
+  /** Stops a running run, its row brought up to its progress: returns its run_id, or no row when not running. */
+  finishRunRow(change: RunRowFinish): CompiledQuery;
 }
 
-/** A run row brought up to date with a run's progress, when the run stops. */
-export interface RunRowChange {
+/** A run row brought up to date with a run's progress as the run stops. */
+export interface RunRowFinish {
   readonly runId: string;
-  readonly now: number;
   readonly progress: RunProgress;
-  readonly finish: RunFinish | null;
+  readonly finish: RunFinish;
 }
 
 export function createStoreStatements(
@@ -56,7 +57,7 @@ export function createStoreStatements(
   },
 ): StoreStatements {
   const inserts = new Map<string, QueryTemplate<InsertSlot>>();
-  const updates = new Map<boolean, QueryTemplate<keyof RunRowValues>>();
+  let finishTemplate: QueryTemplate<keyof FinishRowValues> | null = null;
   const statusTemplate = compileQueryTemplate<"runId">((slots) => {
     const select = database
       .selectFrom("charter_runs")
@@ -116,97 +117,57 @@ export function createStoreStatements(
       return statusTemplate.instantiate(() => runId);
     },
 
-    updateRunRow(change) {
-      const finishing = change.finish !== null;
-      let template = updates.get(finishing);
-      if (template === undefined) {
-        template = compileUpdateRunRow(database, finishing);
-        updates.set(finishing, template);
-      }
-      const values = runRowValues(change);
-      return template.instantiate((key) => values[key]);
+    finishRunRow(change) {
+      finishTemplate ??= compileFinishRunRow(database);
+      const values = finishRowValues(change);
+      return finishTemplate.instantiate((key) => values[key]);
     },
   };
 }
 
-interface RunRowValues {
-  readonly runId: string;
-  readonly now: number;
-  readonly entryCount: number;
-  readonly headHash: string;
-  readonly accountingCount: number;
-  readonly toolResultCount: number;
-  readonly segmentCount: number;
-  readonly turns: number;
-  readonly tokensIn: number;
-  readonly tokensOut: number;
-  readonly costUsd: number;
-  readonly toolsUsedJson: string;
-  readonly status: string | undefined;
-  readonly outcome: string | null | undefined;
-  readonly errorCode: string | null;
-  readonly statusReason: string | null;
-  readonly finalReportJson: string | null;
-  readonly finishedAt: number;
+/** The finishing update's values, by the column each sets (and `run_id`, the row it updates). */
+interface FinishRowValues extends RunRowProgress {
+  readonly run_id: string;
+  readonly status: string;
+  readonly outcome: string | null;
+  readonly error_code: string | null;
+  readonly status_reason: string | null;
+  readonly final_report_json: string | null;
+  readonly finished_at: number;
 }
 
-function runRowValues(change: RunRowChange): RunRowValues {
-  const { progress, finish } = change;
+function finishRowValues({ runId, progress, finish }: RunRowFinish): FinishRowValues {
   return {
-    runId: change.runId,
-    now: change.now,
-    entryCount: progress.entryCount,
-    headHash: progress.headHash,
-    accountingCount: progress.accountingCount,
-    toolResultCount: progress.toolResultCount,
-    segmentCount: progress.segmentCount,
-    turns: progress.totals.turns,
-    tokensIn: progress.totals.tokensIn,
-    tokensOut: progress.totals.tokensOut,
-    costUsd: progress.totals.costUsd,
-    toolsUsedJson: JSON.stringify(progress.totals.toolsUsed),
-    status: finish?.status,
-    outcome: finish?.outcome,
-    errorCode: finish?.errorCode ?? null,
-    statusReason: finish?.statusReason ?? null,
-    finalReportJson:
-      finish === null || finish.finalReport === undefined ? null : JSON.stringify(finish.finalReport),
-    finishedAt: finish?.finishedAt ?? change.now,
+    ...runRowProgress(progress),
+    run_id: runId,
+    status: finish.status,
+    outcome: finish.outcome,
+    error_code: finish.errorCode ?? null,
+    status_reason: finish.statusReason ?? null,
+    final_report_json: finish.finalReport === undefined ? null : JSON.stringify(finish.finalReport),
+    // The progress's time is the finishing batch's.
+    finished_at: finish.finishedAt ?? progress.updatedAt,
   };
 }
 
-function compileUpdateRunRow(
-  database: Kysely<StoreDatabase>,
-  finishing: boolean,
-): QueryTemplate<keyof RunRowValues> {
-  return compileQueryTemplate<keyof RunRowValues>((slots) => {
-    const slot = <T>(key: keyof RunRowValues) => slots.slot<T>(key);
+const finishColumns = [
+  ...runRowProgressColumns,
+  "status",
+  "outcome",
+  "error_code",
+  "status_reason",
+  "final_report_json",
+  "finished_at",
+] as const satisfies readonly (keyof FinishRowValues)[];
+
+function compileFinishRunRow(database: Kysely<StoreDatabase>): QueryTemplate<keyof FinishRowValues> {
+  return compileQueryTemplate<keyof FinishRowValues>((slots) => {
+    const set: Record<string, unknown> = {};
+    for (const column of finishColumns) set[column] = slots.slot(column);
     return database
       .updateTable("charter_runs")
-      .set({
-        updated_at: slot<number>("now"),
-        entry_count: slot<number>("entryCount"),
-        head_hash: slot<string>("headHash"),
-        accounting_count: slot<number>("accountingCount"),
-        tool_result_count: slot<number>("toolResultCount"),
-        segment_count: slot<number>("segmentCount"),
-        turns: slot<number>("turns"),
-        tokens_in: slot<number>("tokensIn"),
-        tokens_out: slot<number>("tokensOut"),
-        cost_usd: slot<number>("costUsd"),
-        tools_used_json: slot<string>("toolsUsedJson"),
-        ...(finishing
-          ? {
-              status: slot<string>("status"),
-              outcome: slot<string | null>("outcome"),
-              error_code: slot<string | null>("errorCode"),
-              status_reason: slot<string | null>("statusReason"),
-              final_report_json: slot<string | null>("finalReportJson"),
-              finished_at: slot<number>("finishedAt"),
-            }
-          : {}),
-      })
-      .where("run_id", "=", slot<string>("runId"))
+      .set(set as Updateable<RunsTable>)
+      .where("run_id", "=", slots.slot<string>("run_id"))
       .where("status", "=", "running")
       .returning("run_id");
   });

@@ -184,7 +184,7 @@ export function* commitBatchProgram(
   }
   if (finish !== null) {
     // The status was read in this transaction (and the row locked where it can be), so the row is found.
-    yield statements.updateRunRow({ runId, now, progress: next, finish });
+    yield statements.finishRunRow({ runId, progress: next, finish });
   }
   // Rare (an output too large for the conversation), and unique per handle: kept in their table.
   yield* statements.insertRows(

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { segmentProgressColumns } from "../../src/store/migrations/migration-0003-segment-progress.js";
 import { openRunStore } from "../../src/store/open-run-store.js";
 import type { RunStore } from "../../src/store/run-store.js";
 import { verifyStoredRun } from "../../src/store/verify-stored-run.js";
@@ -33,18 +34,6 @@ afterEach(async () => {
   await rm(directory, { recursive: true, force: true });
 });
 
-const progressColumns = [
-  "tools_used_json",
-  "cost_usd",
-  "tokens_out",
-  "tokens_in",
-  "turns",
-  "tool_result_count",
-  "accounting_count",
-  "head_hash",
-  "run_entry_count",
-];
-
 /**
  * Turns the database into what a schema-2 Charter would have left after the same batches: the run row up to
  * date, the segments without progress columns, and migration 0003 not applied.
@@ -74,7 +63,7 @@ function asSchema2(file: string, runId: string): void {
         newest.tools_used_json,
         runId,
       );
-    for (const column of progressColumns)
+    for (const [column] of segmentProgressColumns)
       database.exec(`alter table charter_run_segments drop column ${column}`);
     database.prepare("delete from charter_schema_migrations where name = ?").run("0003_segment_progress");
   } finally {

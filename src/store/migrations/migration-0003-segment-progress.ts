@@ -9,37 +9,32 @@ import type { Migration } from "kysely/migration";
  * runs, reads take the newest segment's progress over the row's. The columns are NULL in segments written
  * before this migration, whose batches updated the row.
  */
+/** The columns the migration adds to `charter_run_segments`, in order. */
+export const segmentProgressColumns: readonly (readonly [
+  string,
+  "text" | "integer" | "bigint" | "double precision",
+])[] = [
+  ["run_entry_count", "integer"],
+  ["head_hash", "text"],
+  ["accounting_count", "integer"],
+  ["tool_result_count", "integer"],
+  ["turns", "integer"],
+  ["tokens_in", "bigint"],
+  ["tokens_out", "bigint"],
+  ["cost_usd", "double precision"],
+  ["tools_used_json", "text"],
+];
+
 export const migration0003SegmentProgress: Migration = {
   async up(db: Kysely<unknown>): Promise<void> {
-    const columns: [string, "text" | "integer" | "bigint" | "double precision"][] = [
-      ["run_entry_count", "integer"],
-      ["head_hash", "text"],
-      ["accounting_count", "integer"],
-      ["tool_result_count", "integer"],
-      ["turns", "integer"],
-      ["tokens_in", "bigint"],
-      ["tokens_out", "bigint"],
-      ["cost_usd", "double precision"],
-      ["tools_used_json", "text"],
-    ];
     // One statement per column: SQLite's ALTER TABLE adds one column at a time.
-    for (const [name, type] of columns) {
+    for (const [name, type] of segmentProgressColumns) {
       await db.schema.alterTable("charter_run_segments").addColumn(name, type).execute();
     }
   },
 
   async down(db: Kysely<unknown>): Promise<void> {
-    for (const name of [
-      "tools_used_json",
-      "cost_usd",
-      "tokens_out",
-      "tokens_in",
-      "turns",
-      "tool_result_count",
-      "accounting_count",
-      "head_hash",
-      "run_entry_count",
-    ]) {
+    for (const [name] of [...segmentProgressColumns].reverse()) {
       await db.schema.alterTable("charter_run_segments").dropColumn(name).execute();
     }
   },

@@ -4,11 +4,12 @@ import type { CommitBatch, RunFinish } from "./commit-batch.js";
 import { exportStoredRun } from "./export-stored-run.js";
 import { importRunExport } from "./import-run-export.js";
 import {
-  newestSegmentProgressQuery,
+  createdRunProgress,
   type RunProgress,
   readRunProgress,
   runProgressOf,
   runRowProgress,
+  type SegmentProgressRow,
   withProgress,
 } from "./run-progress.js";
 import { type RunStatus, runStatuses } from "./run-record.js";
@@ -71,11 +72,10 @@ export function createKyselyRunStore(options: KyselyRunStoreOptions): RunStore {
     row: Row,
   ): Promise<Row> {
     if (row.status !== "running") return row;
-    const newer = await newestSegmentProgressQuery(
-      database,
-      row.run_id,
-      Number(row.segment_count),
-    ).executeTakeFirst();
+    const { rows } = await database.executeQuery<SegmentProgressRow>(
+      statements.newestSegmentProgress(row.run_id, Number(row.segment_count)),
+    );
+    const newer = rows[0];
     return newer === undefined ? row : withProgress(row, runProgressOf(row, newer));
   }
 
@@ -84,7 +84,7 @@ export function createKyselyRunStore(options: KyselyRunStoreOptions): RunStore {
     checkCommitBatch(batch);
     const now = environment.now();
     const write = (known: RunProgress | null) =>
-      runner.run(() => commitBatchProgram(database, statements, batch, finish, now, known, lockRunRows));
+      runner.run(() => commitBatchProgram(statements, batch, finish, now, known));
     const known = progressOfRuns.get(batch.runId) ?? null;
     progressOfRuns.delete(batch.runId);
     let committed: CommittedBatch;
@@ -97,11 +97,13 @@ export function createKyselyRunStore(options: KyselyRunStoreOptions): RunStore {
         throw error;
       committed = await write(null);
     }
-    if (finish === null) {
-      if (progressOfRuns.size >= progressCacheSize) progressOfRuns.clear();
-      progressOfRuns.set(batch.runId, committed.progress);
-    }
+    if (finish === null) rememberProgress(batch.runId, committed.progress);
     return committed.receipt;
+  }
+
+  function rememberProgress(runId: string, progress: RunProgress): void {
+    if (progressOfRuns.size >= progressCacheSize) progressOfRuns.clear();
+    progressOfRuns.set(runId, progress);
   }
 
   const store: RunStore = {
@@ -164,7 +166,9 @@ export function createKyselyRunStore(options: KyselyRunStoreOptions): RunStore {
           if (failure.details.reason !== "duplicate_record") throw failure;
           throw storeError("run_exists", `run ${header.run_id} is already stored`, { runId: header.run_id });
         }
-        return toRunRecord(row, documents);
+        // Its first batch continues from here without reading the run back.
+        rememberProgress(header.run_id, createdRunProgress(header.genesis_hash, createdAt));
+        return { ...toRunSummary(row), contract, header };
       }),
 
     appendCommit: (batch) => guard("appendCommit", { runId: batch.runId }, () => writeBatch(batch, null)),
@@ -187,7 +191,7 @@ export function createKyselyRunStore(options: KyselyRunStoreOptions): RunStore {
         const now = environment.now();
         progressOfRuns.delete(runId);
         await runner.run(function* () {
-          const read = yield* readRunProgress(database, runId, lockRunRows);
+          const read = yield* readRunProgress(statements, runId);
           if (read === null) throw runNotFound(runId);
           const { status, progress } = read;
           if (!from.includes(status)) {

@@ -1,4 +1,4 @@
-import type { Kysely } from "kysely";
+import type { CompiledQuery, Kysely } from "kysely";
 import type { RunTotals } from "./run-record.js";
 import type { RunSummaryRow } from "./run-row.js";
 import type { StatementProgram } from "./statement-program.js";
@@ -83,6 +83,15 @@ export function newestSegmentProgressQuery(
     .limit(1);
 }
 
+/** The query for a run row's status and progress, locking the row when `lockRow` (PostgreSQL). */
+export function runProgressRowQuery(database: Kysely<StoreDatabase>, runId: string, lockRow: boolean) {
+  const select = database
+    .selectFrom("charter_runs")
+    .select(["status", ...runRowProgressColumns])
+    .where("run_id", "=", runId);
+  return lockRow ? select.forUpdate() : select;
+}
+
 /** The run's progress: the row's, or the newer segment's when there is one. */
 export function runProgressOf(row: ProgressRow, newer: SegmentProgressRow | undefined): RunProgress {
   // A segment's progress columns are the row's, but for the entry and segment counts and the time.
@@ -153,31 +162,47 @@ export function runRowProgress(progress: RunProgress): RunRowProgress {
   };
 }
 
+/** The statements that read a run's progress (store-statements.ts compiles them once). */
+export interface ProgressReads {
+  /** The run row's status and progress columns, locked where the store locks run rows. */
+  runProgressRow(runId: string): CompiledQuery;
+  /** See `newestSegmentProgressQuery`. */
+  newestSegmentProgress(runId: string, fromPosition: number): CompiledQuery;
+}
+
 /**
  * Reads a run's status and progress inside a transaction (locking the run row where the database can:
  * PostgreSQL, so that a concurrent writer waits for this transaction), or null when the run is not stored.
  */
 export function* readRunProgress(
-  database: Kysely<StoreDatabase>,
+  reads: ProgressReads,
   runId: string,
-  lockRow: boolean,
 ): StatementProgram<{ readonly status: string; readonly progress: RunProgress } | null> {
-  const select = database
-    .selectFrom("charter_runs")
-    .select(["status", ...runRowProgressColumns])
-    .where("run_id", "=", runId);
-  const row = (yield (lockRow ? select.forUpdate() : select).compile())[0] as
+  const row = (yield reads.runProgressRow(runId))[0] as
     | (ProgressRow & { readonly status: string })
     | undefined;
   if (row === undefined) return null;
   // Only a running run has segments newer than its row: stopping a run brings its row up to date.
   const newer =
     row.status === "running"
-      ? ((yield newestSegmentProgressQuery(database, runId, Number(row.segment_count)).compile())[0] as
+      ? ((yield reads.newestSegmentProgress(runId, Number(row.segment_count)))[0] as
           | SegmentProgressRow
           | undefined)
       : undefined;
   return { status: row.status, progress: runProgressOf(row, newer) };
+}
+
+/** The progress of a run just created: nothing stored after its row. */
+export function createdRunProgress(headHash: string, createdAt: number): RunProgress {
+  return {
+    entryCount: 0,
+    headHash,
+    accountingCount: 0,
+    toolResultCount: 0,
+    segmentCount: 0,
+    totals: { turns: 0, tokensIn: 0, tokensOut: 0, costUsd: 0, toolsUsed: [] },
+    updatedAt: createdAt,
+  };
 }
 
 /** The run row's columns as they read with this progress: for a running run read back from the store. */

@@ -2,8 +2,11 @@ import type { CompiledQuery, Insertable, Kysely, Updateable } from "kysely";
 import type { RunFinish } from "./commit-batch.js";
 import { compileQueryTemplate, type QueryTemplate } from "./query-template.js";
 import {
+  newestSegmentProgressQuery,
+  type ProgressReads,
   type RunProgress,
   type RunRowProgress,
+  runProgressRowQuery,
   runRowProgress,
   runRowProgressColumns,
 } from "./run-progress.js";
@@ -29,7 +32,7 @@ export type Duplicates = "fail" | "ignore-duplicates";
 type InsertSlot = { readonly row: number; readonly column: string };
 
 /** The statements the store writes with, compiled once per shape and reused (see query-template.ts). */
-export interface StoreStatements {
+export interface StoreStatements extends ProgressReads {
   /** One insert per chunk of rows, in order; every row has the first row's columns. */
   insertRows<Table extends keyof StoreDatabase>(
     table: Table,
@@ -65,6 +68,12 @@ export function createStoreStatements(
       .where("run_id", "=", slots.slot<string>("runId"));
     return options.lockRunRows ? select.forUpdate() : select;
   });
+  const progressRowTemplate = compileQueryTemplate<"runId">((slots) =>
+    runProgressRowQuery(database, slots.slot<string>("runId"), options.lockRunRows),
+  );
+  const newestSegmentTemplate = compileQueryTemplate<"runId" | "fromPosition">((slots) =>
+    newestSegmentProgressQuery(database, slots.slot<string>("runId"), slots.slot<number>("fromPosition")),
+  );
 
   function insertQuery(
     table: keyof StoreDatabase,
@@ -115,6 +124,14 @@ export function createStoreStatements(
 
     runStatus(runId) {
       return statusTemplate.instantiate(() => runId);
+    },
+
+    runProgressRow(runId) {
+      return progressRowTemplate.instantiate(() => runId);
+    },
+
+    newestSegmentProgress(runId, fromPosition) {
+      return newestSegmentTemplate.instantiate((key) => (key === "runId" ? runId : fromPosition));
     },
 
     finishRunRow(change) {

@@ -1,9 +1,7 @@
-import type { Kysely } from "kysely";
 import type { CommitBatch, CommitReceipt, RunFinish, StoredEntryInput } from "./commit-batch.js";
 import { type RunProgress, readRunProgress } from "./run-progress.js";
 import { encodeRunSegment, runSegmentVersion, unsegmentableText } from "./run-segment.js";
 import type { StatementProgram } from "./statement-program.js";
-import type { StoreDatabase } from "./store-database.js";
 import { runNotFound, storeError } from "./store-errors.js";
 import { storeRecordVersion } from "./store-record-version.js";
 import type { StoreStatements } from "./store-statements.js";
@@ -25,17 +23,16 @@ export function checkCommitBatch(batch: CommitBatch): void {
       });
     }
   }
-  const unsegmentable =
-    entries
-      .map(({ line }) => unsegmentableText("entry line", withoutNewline(line)))
-      .find((reason) => reason !== null) ??
-    (batch.rawPayloads ?? [])
-      .flatMap(({ hash, json }) => [
-        unsegmentableText("raw payload hash", hash),
-        unsegmentableText("raw payload", json),
-      ])
-      .find((reason) => reason !== null) ??
-    null;
+  let unsegmentable: string | null = null;
+  for (let index = 0; index < entries.length && unsegmentable === null; index++) {
+    unsegmentable = unsegmentableText(
+      "entry line",
+      withoutNewline((entries[index] as StoredEntryInput).line),
+    );
+  }
+  for (const { hash, json } of batch.rawPayloads ?? []) {
+    unsegmentable ??= unsegmentableText("raw payload hash", hash) ?? unsegmentableText("raw payload", json);
+  }
   if (unsegmentable !== null) {
     throw storeError("batch_invalid", `the batch cannot be stored: ${unsegmentable}`, { runId: batch.runId });
   }
@@ -69,8 +66,8 @@ export interface CommittedBatch {
 /**
  * The statements of a checked batch, for one transaction.
  *
- * The run's progress (run-progress.ts) is `known` when this store wrote the run's previous batch, and read
- * otherwise (and always for the run's last batch). The batch continues it only if the run is running and the
+ * The run's progress (run-progress.ts) is `known` when this store created the run or wrote its previous batch,
+ * and read otherwise (and for a last batch that stores no segment). The batch continues it only if the run is running and the
  * batch's first entry follows the progress's chain head; it numbers the batch's accounting entries and tool
  * results. The batch's records follow as ONE segment row (see run-segment.ts) carrying the progress after it,
  * then its tool outputs; the last batch also brings the run row up to date and stops the run. Any failure rolls
@@ -83,13 +80,11 @@ export interface CommittedBatch {
  * locks the row until this transaction ends.
  */
 export function* commitBatchProgram(
-  database: Kysely<StoreDatabase>,
   statements: StoreStatements,
   batch: CommitBatch,
   finish: RunFinish | null,
   now: number,
   known: RunProgress | null,
-  lockRunRows: boolean,
 ): StatementProgram<CommittedBatch> {
   const { runId } = batch;
   const entries = batch.entries ?? [];
@@ -104,11 +99,13 @@ export function* commitBatchProgram(
 
   let status: string | undefined;
   let progress: RunProgress;
-  if (known !== null && finish === null) {
+  // A finishing batch writes the run row from the progress: known progress is trusted only when the batch
+  // also stores a segment, whose key fences a stale view (see above) before the row is written.
+  if (known !== null && (finish === null || storesSegment)) {
     status = ((yield statements.runStatus(runId))[0] as { status: string } | undefined)?.status;
     progress = known;
   } else {
-    const read = yield* readRunProgress(database, runId, lockRunRows);
+    const read = yield* readRunProgress(statements, runId);
     status = read?.status;
     progress = read?.progress as RunProgress;
   }

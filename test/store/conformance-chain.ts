@@ -350,7 +350,23 @@ export function describeChainConformance({ current }: ConformanceContext): void 
       expect((await store.listRuns()).find((run) => run.runId === "run-two-stores")).toMatchObject(progress);
 
       // The first store continues the chain once it has read it afresh.
-      expect(await store.appendCommit(draft.batch(draft.appendTurn(3)))).toMatchObject({ entryCount: 15 });
+      const third = draft.batch(draft.appendTurn(3));
+      expect(await store.appendCommit(third)).toMatchObject({ entryCount: 15 });
+
+      // Now the second store's view is stale. Its last batch, stopping the run where it left it, is refused
+      // the same way, and the run keeps running: its row is not brought to the stale progress.
+      const staleFinish = await charterErrorOf(
+        other.finishRun({ ...third, status: "completed", outcome: "COMPLETED_WITH_TOOLS" }),
+      );
+      expect(staleFinish.details).toMatchObject({ reason: "chain_mismatch", expectedSeq: 15, batchSeq: 10 });
+      expect(await other.getRun("run-two-stores")).toMatchObject({
+        status: "running",
+        entryCount: 15,
+        headHash: draft.transcript.headHash,
+        accountingCount: 6,
+        toolResultCount: 3,
+        finishedAt: null,
+      });
       expect(await verifyStoredRun(other, "run-two-stores")).toMatchObject({ ok: true, entries: 15 });
       expect((await other.readAccounting("run-two-stores")).map((entry) => entry.turn)).toEqual([
         1, 1, 2, 2, 3, 3,

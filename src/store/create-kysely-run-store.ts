@@ -1,5 +1,6 @@
 import type { Kysely } from "kysely";
 import type { RuntimeEnvironment } from "../foundation/environment.js";
+import type { TranscriptHeader } from "../transcript/transcript-entry.js";
 import type { CommitBatch, RunFinish } from "./commit-batch.js";
 import { exportStoredRun } from "./export-stored-run.js";
 import { importRunExport } from "./import-run-export.js";
@@ -168,7 +169,20 @@ export function createKyselyRunStore(options: KyselyRunStoreOptions): RunStore {
         }
         // Its first batch continues from here without reading the run back.
         rememberProgress(header.run_id, createdRunProgress(header.genesis_hash, createdAt));
-        return { ...toRunSummary(row), contract, header };
+        // The documents as stored (plain JSON), parsed only if asked for: the writer creating a run never does.
+        let storedContract: unknown;
+        let storedHeader: TranscriptHeader | undefined;
+        return {
+          ...toRunSummary(row),
+          get contract() {
+            storedContract ??= JSON.parse(documents.contract_json);
+            return storedContract;
+          },
+          get header() {
+            storedHeader ??= JSON.parse(documents.header_json) as TranscriptHeader;
+            return storedHeader;
+          },
+        };
       }),
 
     appendCommit: (batch) => guard("appendCommit", { runId: batch.runId }, () => writeBatch(batch, null)),

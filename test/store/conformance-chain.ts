@@ -47,6 +47,11 @@ export function describeChainConformance({ current }: ConformanceContext): void 
         totals: { turns: 0, tokensIn: 0, tokensOut: 0, costUsd: 0, toolsUsed: [] },
       });
       expect(run?.contract).toEqual(JSON.parse(JSON.stringify(draft.contract)));
+      // What createRun returns is the stored document too (plain JSON), not the caller's object.
+      expect(created.contract).toStrictEqual(JSON.parse(JSON.stringify(draft.contract)));
+      expect(created.contract).not.toBe(draft.contract);
+      expect(created.header).toStrictEqual(draft.memory.header);
+      expect(created.header).not.toBe(draft.memory.header);
       expect(run?.header).toEqual(draft.memory.header);
       expect(await store.getRun("run-missing")).toBeNull();
       const listed = await store.listRuns();

@@ -39,8 +39,6 @@ export interface StoreStatements extends ProgressReads {
     rows: readonly Insertable<StoreDatabase[Table]>[],
     duplicates?: Duplicates,
   ): CompiledQuery[];
-  /** The run's status (locking its row where `lockRunRows`), the fence of a batch that continues a run. */
-  runStatus(runId: string): CompiledQuery;
   /** Stops a running run, its row brought up to its progress: returns its run_id, or no row when not running. */
   finishRunRow(change: RunRowFinish): CompiledQuery;
 }
@@ -61,13 +59,6 @@ export function createStoreStatements(
 ): StoreStatements {
   const inserts = new Map<string, QueryTemplate<InsertSlot>>();
   let finishTemplate: QueryTemplate<keyof FinishRowValues> | null = null;
-  const statusTemplate = compileQueryTemplate<"runId">((slots) => {
-    const select = database
-      .selectFrom("charter_runs")
-      .select("status")
-      .where("run_id", "=", slots.slot<string>("runId"));
-    return options.lockRunRows ? select.forUpdate() : select;
-  });
   const progressRowTemplate = compileQueryTemplate<"runId">((slots) =>
     runProgressRowQuery(database, slots.slot<string>("runId"), options.lockRunRows),
   );
@@ -120,10 +111,6 @@ export function createStoreStatements(
         );
       }
       return queries;
-    },
-
-    runStatus(runId) {
-      return statusTemplate.instantiate(() => runId);
     },
 
     runProgressRow(runId) {

@@ -67,17 +67,19 @@ export interface CommittedBatch {
  * The statements of a checked batch, for one transaction.
  *
  * The run's progress (run-progress.ts) is `known` when this store created the run or wrote its previous batch,
- * and read otherwise (and for a last batch that stores no segment). The batch continues it only if the run is running and the
- * batch's first entry follows the progress's chain head; it numbers the batch's accounting entries and tool
+ * and read otherwise, with the run's status, which must be `running`. The batch continues the progress only if
+ * its first entry follows the progress's chain head; it numbers the batch's accounting entries and tool
  * results. The batch's records follow as ONE segment row (see run-segment.ts) carrying the progress after it,
- * then its tool outputs; the last batch also brings the run row up to date and stops the run. Any failure rolls
- * the whole batch back.
+ * then its tool outputs; the last batch also brings the run row up to date and stops the run, and always stores
+ * a segment (an empty one when it has nothing else to store). Any failure rolls the whole batch back.
  *
- * Another writer of the same run (a second resume, say) is fenced even when `known` is stale: segments are
- * numbered densely per run, so its segment takes the position this batch's would, and the insert fails on the
- * primary key (`duplicate_record`; the store then retries with the progress read afresh, see
- * create-kysely-run-store.ts). A run stopped meanwhile is seen by the status read, which on PostgreSQL also
- * locks the row until this transaction ends.
+ * A batch with `known` progress reads nothing: its segment's key is the fence. Segments are numbered densely
+ * per run, and whatever another process did to the run since this store's last batch took the position this
+ * batch's segment would: its appends, and stopping the run, which stores a segment too (the only other change
+ * of status, reopening, applies to a stopped run). So the insert of a stale writer (a second resume, say) fails
+ * on the primary key (`duplicate_record`; on PostgreSQL after waiting for the other transaction to end), and the
+ * store retries with the progress and status read afresh (see create-kysely-run-store.ts), which refuses the
+ * batch as `chain_mismatch` or `run_not_running`.
  */
 export function* commitBatchProgram(
   statements: StoreStatements,
@@ -94,27 +96,20 @@ export function* commitBatchProgram(
   const last = entries[entries.length - 1]?.entry;
   const rawPayloads = batch.rawPayloads ?? [];
   const checkpoint = batch.checkpoint ?? null;
+  // A stop takes a segment position, so that a writer whose view of the run is older is fenced (see above).
   const storesSegment =
-    entries.length + rawPayloads.length + accounting.length + toolResults.length > 0 || checkpoint !== null;
+    finish !== null ||
+    entries.length + rawPayloads.length + accounting.length + toolResults.length > 0 ||
+    checkpoint !== null;
 
-  let status: string | undefined;
   let progress: RunProgress;
-  // A finishing batch writes the run row from the progress: known progress is trusted only when the batch
-  // also stores a segment, whose key fences a stale view (see above) before the row is written.
-  if (known !== null && (finish === null || storesSegment)) {
-    status = ((yield statements.runStatus(runId))[0] as { status: string } | undefined)?.status;
+  if (known !== null && storesSegment) {
     progress = known;
   } else {
     const read = yield* readRunProgress(statements, runId);
-    status = read?.status;
-    progress = read?.progress as RunProgress;
-  }
-  if (status === undefined) throw runNotFound(runId);
-  if (status !== "running") {
-    throw storeError("run_not_running", `run ${runId} is ${status}: nothing can be appended`, {
-      runId,
-      status,
-    });
+    if (read === null) throw runNotFound(runId);
+    if (read.status !== "running") throw notRunning(runId, read.status);
+    progress = read.progress;
   }
   if (first !== undefined && (first.seq !== progress.entryCount || first.prev_hash !== progress.headHash)) {
     throw storeError(
@@ -180,8 +175,10 @@ export function* commitBatchProgram(
     ]);
   }
   if (finish !== null) {
-    // The status was read in this transaction (and the row locked where it can be), so the row is found.
-    yield statements.finishRunRow({ runId, progress: next, finish });
+    // No row when the run is not running, which its segment's key has ruled out unless a writer older than
+    // this rule stopped it without a segment: refused then, and the whole batch rolled back.
+    const finished = yield statements.finishRunRow({ runId, progress: next, finish });
+    if (finished.length === 0) throw notRunning(runId, "stopped");
   }
   // Rare (an output too large for the conversation), and unique per handle: kept in their table.
   yield* statements.insertRows(
@@ -204,4 +201,11 @@ export function* commitBatchProgram(
 /** An entry's line as stored: without the newline the transcript module may end it with. */
 function withoutNewline(line: string): string {
   return line.endsWith("\n") ? line.slice(0, -1) : line;
+}
+
+function notRunning(runId: string, status: string) {
+  return storeError("run_not_running", `run ${runId} is ${status}: nothing can be appended`, {
+    runId,
+    status,
+  });
 }

@@ -139,9 +139,40 @@ describe("a run left running by a schema-2 Charter", () => {
       head_hash: draft.transcript.headHash,
       accounting_count: 6,
       tool_result_count: 3,
-      segment_count: 3,
+      // The stop stored a segment of its own, empty here: a stop takes a position, fencing older writers.
+      segment_count: 4,
       turns: 3,
     });
     row.close();
+  });
+});
+
+describe("a run stopped without a segment, as a Charter older than the stop's own segment did", () => {
+  it("is not stopped again by a store holding its progress: the last batch is refused and nothing of it stored", async () => {
+    const store = await open();
+    const draft = draftRun(environment, "run-stopped-bare");
+    await createDraftedRun(store, draft);
+    await store.appendCommit(draft.batch(draft.appendTurn(1)));
+    // Another (older) process stops the run by its row alone: this store's view of it does not move.
+    const other = new Database(path);
+    other.prepare("update charter_runs set status = 'interrupted' where run_id = ?").run("run-stopped-bare");
+    draft.appendTurn(2);
+    const { entries, rawPayloads } = draft.take();
+    const refused = await store
+      .finishRun({
+        runId: "run-stopped-bare",
+        entries,
+        rawPayloads,
+        status: "completed",
+        outcome: "COMPLETED",
+      })
+      .then(
+        () => null,
+        (error: unknown) => error as { code?: string; details?: { reason?: string } },
+      );
+    expect(refused).toMatchObject({ code: "ARGUMENT_INVALID", details: { reason: "run_not_running" } });
+    expect(other.prepare("select count(*) from charter_run_segments").pluck().get()).toBe(1);
+    expect((await store.getRun("run-stopped-bare"))?.status).toBe("interrupted");
+    other.close();
   });
 });

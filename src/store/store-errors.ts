@@ -60,6 +60,14 @@ export function runNotFound(runId: string): CharterError {
   return new CharterError("RUN_NOT_FOUND", `no stored run ${JSON.stringify(runId)}`, { details: { runId } });
 }
 
+/** A batch for a run that is no longer running (ARGUMENT_INVALID, `run_not_running`). */
+export function runNotRunning(runId: string, status: string): CharterError {
+  return storeError("run_not_running", `run ${runId} is ${status}: nothing can be appended`, {
+    runId,
+    status,
+  });
+}
+
 /**
  * Turns what a database driver threw into a CharterError: CharterErrors pass through, unique-key violations
  * (SQLite `SQLITE_CONSTRAINT_PRIMARYKEY`/`_UNIQUE`, PostgreSQL `23505`) become `duplicate_record`, anything

@@ -2,7 +2,7 @@ import type { CommitBatch, CommitReceipt, RunFinish, StoredEntryInput } from "./
 import { type RunProgress, readRunProgress } from "./run-progress.js";
 import { encodeRunSegment, runSegmentVersion, unsegmentableText } from "./run-segment.js";
 import type { StatementProgram } from "./statement-program.js";
-import { runNotFound, storeError } from "./store-errors.js";
+import { runNotFound, runNotRunning, storeError } from "./store-errors.js";
 import { storeRecordVersion } from "./store-record-version.js";
 import type { StoreStatements } from "./store-statements.js";
 
@@ -108,7 +108,7 @@ export function* commitBatchProgram(
   } else {
     const read = yield* readRunProgress(statements, runId);
     if (read === null) throw runNotFound(runId);
-    if (read.status !== "running") throw notRunning(runId, read.status);
+    if (read.status !== "running") throw runNotRunning(runId, read.status);
     progress = read.progress;
   }
   if (first !== undefined && (first.seq !== progress.entryCount || first.prev_hash !== progress.headHash)) {
@@ -178,7 +178,7 @@ export function* commitBatchProgram(
     // No row when the run is not running, which its segment's key has ruled out unless a writer older than
     // this rule stopped it without a segment: refused then, and the whole batch rolled back.
     const finished = yield statements.finishRunRow({ runId, progress: next, finish });
-    if (finished.length === 0) throw notRunning(runId, "stopped");
+    if (finished.length === 0) throw runNotRunning(runId, "stopped");
   }
   // Rare (an output too large for the conversation), and unique per handle: kept in their table.
   yield* statements.insertRows(
@@ -201,11 +201,4 @@ export function* commitBatchProgram(
 /** An entry's line as stored: without the newline the transcript module may end it with. */
 function withoutNewline(line: string): string {
   return line.endsWith("\n") ? line.slice(0, -1) : line;
-}
-
-function notRunning(runId: string, status: string) {
-  return storeError("run_not_running", `run ${runId} is ${status}: nothing can be appended`, {
-    runId,
-    status,
-  });
 }

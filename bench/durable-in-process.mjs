@@ -11,31 +11,21 @@
 //   memdb    the SQLite run store on `:memory:` (no file, no WAL): SQLite's CPU without file I/O;
 //   shm      the SQLite run store on /dev/shm (a file in memory);
 //   durable  the SQLite run store on a file under the system's temporary directory (the default).
-// Each variant has its own store and its own copy of the modules. Sessions (the bench scenario: T turns, the
-// echo read-only) run in blocks of BLOCK per variant, the order reversed every round, for SECONDS after 2 s
-// of warm-up; the figure is each variant's wall time per turn over all its blocks.
-// Knobs: TURNS [20], SECONDS [20], BLOCK [3]. Files are removed at the end.
+// Each variant has its own store and its own copy of the modules. Sessions (the bench scenario of
+// bench/bench-scenario.mjs: T turns, the echo read-only) run in blocks of BLOCK per variant, the order reversed
+// every round, for SECONDS after 2 s of warm-up; the figure is each variant's wall time per turn over all its
+// blocks. Knobs: TURNS [20] (at most 60, the agent's limit), SECONDS [20], BLOCK [3]. Files are removed at the end.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { loadBenchScenario } from "./bench-scenario.mjs";
 
 const turns = Number(process.env.TURNS ?? 20);
 const seconds = Number(process.env.SECONDS ?? 20);
 const block = Number(process.env.BLOCK ?? 3);
 const kinds = ["memory", "null", "memdb", "shm", "durable"];
 const directories = [];
-
-function scriptedStep(turn) {
-  const usage = { prompt_tokens: 120 + 28 * turn, completion_tokens: turn < turns ? 17 : 2 };
-  return turn < turns
-    ? {
-        kind: "tool_calls",
-        calls: [{ id: `call_${turn}`, name: "echo", arguments: { text: `hello ${turn}` } }],
-        usage,
-      }
-    : { kind: "text", text: "done", usage };
-}
 
 /** A store that stores nothing and acknowledges every batch as the chain it continues. */
 function nullStore() {
@@ -57,49 +47,12 @@ function parseVariant(spec) {
 
 async function createVariant(spec, index) {
   const { directory: distDirectory, kind } = parseVariant(spec);
-  const root = pathToFileURL(`${resolve(distDirectory)}/`).href;
-  const load = (file) => import(new URL(file, root).href);
-  const { systemEnvironment } = await load("foundation/environment.js");
-  const { createDurableRunHooks } = await load("runner/durable-run-hooks.js");
-  const { prepareAgent } = await load("runner/prepare-agent.js");
-  const { openRunStore } = await load("store/open-run-store.js");
-  const { createStoreTranscriptWriter } = await load("store/store-transcript-writer.js");
-  const { createStrictScriptedModel } = await load("testing/strict-scripted-model.js");
-  const { defineFunctionTool } = await load("tools/define-function-tool.js");
-  const echo = defineFunctionTool({
-    name: "echo",
-    description: "Echoes its text.",
-    inputSchema: {
-      type: "object",
-      properties: { text: { type: "string" } },
-      required: ["text"],
-      additionalProperties: false,
-    },
-    annotations: { readOnlyHint: true },
-    async execute(input) {
-      return String(input.text);
-    },
-  });
-  const model = createStrictScriptedModel({
-    provider: "bench",
-    model: "scripted",
-    recordRequests: false,
-    respond(request) {
-      let turn = 1;
-      for (const message of request.messages) if (message.role === "tool") turn++;
-      return scriptedStep(turn);
-    },
-  });
-  const agent = prepareAgent({
-    agent: {
-      id: "bench",
-      systemPrompt: "You are a benchmark agent.",
-      settings: { maxTurns: turns + 5, toolPolicy: "optional" },
-    },
-    targets: [{ provider: "bench", model: "scripted", contextWindow: 1_000_000 }],
-    models: [model],
-    tools: [echo],
-  });
+  const root = pathToFileURL(`${resolve(distDirectory)}/`);
+  const { systemEnvironment } = await import(new URL("foundation/environment.js", root).href);
+  const { openRunStore } = await import(new URL("store/open-run-store.js", root).href);
+  const { prompt, defineEcho, prepareBenchAgent, checkResult, runDurableSession } =
+    await loadBenchScenario(root);
+  const agent = prepareBenchAgent(defineEcho({ readOnlyHint: true }));
   let store = null;
   if (kind === "null") store = nullStore();
   else if (kind !== "memory") {
@@ -122,29 +75,8 @@ async function createVariant(spec, index) {
     milliseconds: 0,
     sessions: 0,
     async session() {
-      if (store === null) {
-        const { result } = await agent.run({ prompt: "go" });
-        if (!result.success || result.turns !== turns) throw new Error(`session failed: ${result.outcome}`);
-        return;
-      }
-      const runId = systemEnvironment.newId("run");
-      const writer = createStoreTranscriptWriter({ store, agentId: "bench" });
-      const hooks = createDurableRunHooks({
-        store,
-        writer,
-        runId,
-        invocation,
-        tools: { manifest: agent.contract.tool_manifest },
-      });
-      const { result } = await agent.run({
-        prompt: "go",
-        runId,
-        transcriptWriter: writer,
-        checkpoint: hooks.checkpoint,
-        wrapToolExecutor: hooks.wrapToolExecutor,
-        beforeClose: hooks.finish,
-      });
-      if (!result.success || result.turns !== turns) throw new Error(`session failed: ${result.outcome}`);
+      if (store === null) checkResult((await agent.run({ prompt: prompt(turns) })).result, turns);
+      else await runDurableSession(store, agent, turns, invocation);
     },
   };
 }

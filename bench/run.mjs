@@ -16,18 +16,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { systemEnvironment } from "../dist/foundation/environment.js";
 import { SecretRedactor } from "../dist/foundation/secret-redactor.js";
-import { createDurableRunHooks } from "../dist/runner/durable-run-hooks.js";
-import { prepareAgent } from "../dist/runner/prepare-agent.js";
 import { openRunStore } from "../dist/store/open-run-store.js";
 import { createStoreTranscriptWriter } from "../dist/store/store-transcript-writer.js";
 import { verifyStoredRun } from "../dist/store/verify-stored-run.js";
-import { createStrictScriptedModel } from "../dist/testing/strict-scripted-model.js";
-import { defineFunctionTool } from "../dist/tools/define-function-tool.js";
 import { createHashChainTranscript } from "../dist/transcript/hash-chain-transcript.js";
 import { createInMemoryTranscriptWriter } from "../dist/transcript/in-memory-transcript-writer.js";
 import { createJsonlTranscriptWriter } from "../dist/transcript/jsonl-transcript-writer.js";
 import { createTeeTranscriptWriter } from "../dist/transcript/tee-transcript-writer.js";
 import { verifyEntries, verifyRunDirectory } from "../dist/transcript/verify-transcript.js";
+import { loadBenchScenario } from "./bench-scenario.mjs";
 
 const minimumSeconds = Number(process.env.BENCH_SECONDS ?? 2);
 const repetitions = Number(process.env.BENCH_REPS ?? 5);
@@ -40,67 +37,11 @@ if (onlySection !== null && onlySection !== "verify") {
 }
 const runOverheadSections = onlySection === null;
 
-function scriptedStep(turn, turns) {
-  return turn < turns
-    ? {
-        kind: "tool_calls",
-        calls: [{ id: `call_${turn}`, name: "echo", arguments: { text: `hello ${turn}` } }],
-        usage: { prompt_tokens: 120 + 28 * turn, completion_tokens: 17 },
-      }
-    : { kind: "text", text: "done", usage: { prompt_tokens: 120 + 28 * turn, completion_tokens: 2 } };
-}
-
-// The echo has no side effect and says so (`readOnlyHint`): a durable turn calling it is one transaction. The
-// durable section also measures an echo without the hint (a tool of unknown class, recorded before it runs).
-const defineEcho = (annotations) =>
-  defineFunctionTool({
-    name: "echo",
-    description: "Echoes its text.",
-    inputSchema: {
-      type: "object",
-      properties: { text: { type: "string" } },
-      required: ["text"],
-      additionalProperties: false,
-    },
-    ...(annotations === null ? {} : { annotations }),
-    async execute(input) {
-      return String(input.text);
-    },
-  });
+const { prompt, scriptedStep, defineEcho, prepareBenchAgent, checkResult, runDurableSession } =
+  await loadBenchScenario(new URL("../dist/", import.meta.url));
 const echo = defineEcho({ readOnlyHint: true });
-
-// The model works out the turn from the history it is sent (tool results so far + 1), as the peers' harness does,
-// so one prepared agent serves every session.
-const model = createStrictScriptedModel({
-  provider: "bench",
-  model: "scripted",
-  recordRequests: false,
-  respond: (request) => {
-    const turns = Number(/turns (\d+)/.exec(request.messages[1].content)[1]);
-    let turn = 1;
-    for (const message of request.messages) if (message.role === "tool") turn++;
-    return scriptedStep(turn, turns);
-  },
-});
-const prepareBenchAgent = (tool) =>
-  prepareAgent({
-    agent: {
-      id: "bench",
-      systemPrompt: "You are a benchmark agent.",
-      settings: { maxTurns: 60, toolPolicy: "optional" },
-    },
-    targets: [{ provider: "bench", model: "scripted", contextWindow: 1_000_000 }],
-    models: [model],
-    tools: [tool],
-  });
 const agent = prepareBenchAgent(echo);
 const unannotatedAgent = prepareBenchAgent(defineEcho(null));
-
-function checkResult(result, turns) {
-  if (!result.success || result.turns !== turns || result.finalReport?.content !== "done") {
-    throw new Error(`bench session failed: ${result.outcome} after ${result.turns} turns`);
-  }
-}
 
 let verified = false;
 async function charterSession(turns) {
@@ -108,7 +49,7 @@ async function charterSession(turns) {
   // and must verify. Later sessions do not retain entries (persisting them is the run store's job).
   const writer = verified ? undefined : createInMemoryTranscriptWriter();
   const { result } = await agent.run({
-    prompt: `session turns ${turns}: start`,
+    prompt: prompt(turns),
     ...(writer ? { transcriptWriter: writer } : {}),
   });
   if (writer) {
@@ -122,36 +63,11 @@ async function charterSession(turns) {
 
 const invocation = { agent_path: "bench/run.mjs", config_path: null, cwd: process.cwd(), set: [] };
 
-/**
- * One durable session, wired as the CLI wires a run (src/runner/run-agent.ts, runLoadedAgent) minus the JSONL
- * run directory and the approval guard: a store transcript writer, a checkpoint (with the entries it covers)
- * committed in one transaction at every continuing COMMIT, before the next inference starts, and before tools
- * execute unless every call of the turn may run again (the read-only echo's turns are one transaction); each
- * tool result stored before the next call starts or with the checkpoint that follows it (see
- * docs/durable-runs.md); the run's end recorded before the transcript
- * closes. `agent.run` resolves only once all of it is committed.
- */
+/** Durable sessions of `durableAgent` in `store` (see runDurableSession in bench-scenario.mjs). */
 function durableSession(store, durableAgent = agent) {
   let checked = false;
   return async (turns) => {
-    const runId = systemEnvironment.newId("run");
-    const writer = createStoreTranscriptWriter({ store, agentId: "bench" });
-    const hooks = createDurableRunHooks({
-      store,
-      writer,
-      runId,
-      invocation,
-      tools: { manifest: durableAgent.contract.tool_manifest },
-    });
-    const { result } = await durableAgent.run({
-      prompt: `session turns ${turns}: start`,
-      runId,
-      transcriptWriter: writer,
-      checkpoint: hooks.checkpoint,
-      wrapToolExecutor: hooks.wrapToolExecutor,
-      beforeClose: hooks.finish,
-    });
-    checkResult(result, turns);
+    const { runId, result } = await runDurableSession(store, durableAgent, turns, invocation);
     if (!checked) {
       // Once per store, outside timing (warm-up): the stored run verifies, ends where the session's chain ends
       // and is recorded as completed.
@@ -176,7 +92,7 @@ async function bareSession(turns) {
   // The baseline: a plain while loop calling the same model function and the same tool.
   const messages = [
     { role: "system", content: "You are a benchmark agent." },
-    { role: "user", content: `session turns ${turns}: start` },
+    { role: "user", content: prompt(turns) },
   ];
   let calls = 0;
   for (;;) {

@@ -1,16 +1,20 @@
 // `npm run bench:floor`: what SQLite alone costs to store one durable turn on this machine, with no Charter
-// code at all, for designs from the run store's own shape down to an unindexed log. It bounds what any durable
+// code at all, for the run store's own layout and the layouts it could have instead. It bounds what any durable
 // runtime can reach here (issue 4's target: >= 10 x faster per turn than LangGraph + SqliteSaver).
 //
-// Every design writes the bytes one tool turn of the bench session stores (measured from `npm run bench`'s
-// SQLite file at T = 20): before the tool executes, the INFER, VALIDATE_CALLS and EXECUTE entries, the raw
-// response, the model's accounting entry and a checkpoint; after it, the OBSERVE and COMMIT entries, the tool
-// result, the tool's accounting entry and a checkpoint. Two transactions per turn, because a tool without
-// annotations is not idempotent and must never run twice: the call has to be durable before it starts.
-// better-sqlite3, WAL, synchronous=NORMAL (a committed transaction survives kill -9), prepared statements.
+// Every design writes, in one transaction per turn, the row the run store writes for one turn of the bench
+// session that calls a read-only tool (measured from a 20-turn session's SQLite file, turn 11): a segment of
+// the five transcript entries (3,872 bytes), the records (3,674: the raw response, two accounting entries, the
+// tool result and the COMMIT checkpoint) and the run's progress. better-sqlite3, WAL, synchronous=NORMAL (a
+// committed transaction survives kill -9), prepared statements.
+//
+// Each design runs twice: one run at a time, and FLOOR_CONCURRENT runs interleaved turn by turn (as a server
+// running many sessions at once writes them), because where a row lands in its B-tree decides how many pages
+// a COMMIT writes: appended at the end, or inserted in the middle of full pages.
 //
 // Knobs: FLOOR_SECONDS [2] per repetition, FLOOR_REPS [5] (the median is printed), FLOOR_TURNS [20] per run,
-// FLOOR_DIR [the system's temporary directory] where the database files go (/dev/shm: without the disk).
+// FLOOR_CONCURRENT [100] runs interleaved in the second pass, FLOOR_DIR [the system's temporary directory]
+// where the database files go (/dev/shm: without the disk).
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -19,144 +23,89 @@ import Database from "better-sqlite3";
 const seconds = Number(process.env.FLOOR_SECONDS ?? 2);
 const repetitions = Number(process.env.FLOOR_REPS ?? 5);
 const turnsPerRun = Number(process.env.FLOOR_TURNS ?? 20);
+const concurrentRuns = Number(process.env.FLOOR_CONCURRENT ?? 100);
 const walFrameBytes = 4096 + 24;
+/** Positions per run in the (run number, position) key: 2^24, run numbers below 2^29 stay exact in a double. */
+const positionsPerRun = 2 ** 24;
 
 const text = (bytes) => "x".repeat(bytes);
-// Bytes per row, in the order the run store writes them (see the comment at the top).
-const beforeExecute = {
-  entries: [text(1184), text(581), text(789)],
-  raw: text(396),
-  accounting: text(270),
-  checkpoint: text(2000),
-};
-const afterExecute = {
-  entries: [text(596), text(605)],
-  toolResult: text(250),
-  accounting: text(270),
-  checkpoint: text(2000),
-};
+const entries = text(3872);
+const records = text(3674);
+const headHash = text(64);
 
-/** Designs from the run store's shape (one table per kind of record) down to one unindexed table. */
+// The columns of a schema 3 segment besides its key, in the order the table holds them (the large texts are
+// where migrations 0002 and 0003 put them).
+const segmentColumns =
+  "v integer, first_seq integer, entry_count integer, checkpoint_seq integer, raw_count integer, " +
+  "raw_bytes integer, created_at integer, records text, entries text, run_entry_count integer, head_hash text, " +
+  "accounting_count integer, tool_result_count integer, turns integer, tokens_in integer, tokens_out integer, " +
+  "cost_usd real, tools_used_json text";
+const segmentValues = (turn) => [
+  1,
+  turn * 5,
+  5,
+  turn * 5 + 4,
+  1,
+  401,
+  1_795_420_894_909,
+  records,
+  entries,
+  turn * 5 + 5,
+  headHash,
+  turn * 2 + 2,
+  turn + 1,
+  turn + 1,
+  3168,
+  187,
+  0,
+  '["echo"]',
+];
+const placeholders = (count) => Array.from({ length: count }, () => "?").join(", ");
+
+/** Layouts of the segments table, each written one row per turn. */
 const designs = [
   {
-    name: "run store, schema 1: 7 tables keyed (run_id, seq), 2 txns/turn",
+    name: "run store (schema 3): a rowid table keyed (run_id, position), so a B-tree of rows and one of the key",
     setup(database) {
-      const tables = ["entries", "accounting", "checkpoints", "tool_results"];
-      for (const table of tables) {
-        database.exec(
-          `create table ${table} (run_id text not null, seq integer not null, body text not null, primary key (run_id, seq))`,
-        );
-      }
-      // Raw payloads are content-addressed: keyed by their hash, so each lands at a random place in its index.
-      database.exec("create table raw_payloads (hash text primary key, body text not null)");
       database.exec(
-        "create table run_raw_payloads (run_id text not null, hash text not null, primary key (run_id, hash))",
+        `create table segments (run_id text not null, position integer not null, ${segmentColumns}, primary key (run_id, position))`,
       );
-      database.exec("create table runs (run_id text primary key, head integer not null)");
-      const insertRaw = database.prepare("insert into raw_payloads values (?, ?)");
-      const insertRunRaw = database.prepare("insert into run_raw_payloads values (?, ?)");
-      const insert = Object.fromEntries(
-        tables.map((table) => [table, database.prepare(`insert into ${table} values (?, ?, ?)`)]),
-      );
-      const update = database.prepare("update runs set head = ? where run_id = ?");
-      return {
-        start: database.prepare("insert into runs values (?, 0)"),
-        before: database.transaction((run, turn) => {
-          update.run(turn, run);
-          for (const [index, body] of beforeExecute.entries.entries())
-            insert.entries.run(run, turn * 5 + index, body);
-          const hash = pseudoHash();
-          insertRaw.run(hash, beforeExecute.raw);
-          insertRunRaw.run(run, hash);
-          insert.accounting.run(run, turn * 2, beforeExecute.accounting);
-          insert.checkpoints.run(run, turn * 2, beforeExecute.checkpoint);
-        }),
-        after: database.transaction((run, turn) => {
-          update.run(turn, run);
-          for (const [index, body] of afterExecute.entries.entries())
-            insert.entries.run(run, turn * 5 + 3 + index, body);
-          insert.tool_results.run(run, turn, afterExecute.toolResult);
-          insert.accounting.run(run, turn * 2 + 1, afterExecute.accounting);
-          insert.checkpoints.run(run, turn * 2 + 1, afterExecute.checkpoint);
-        }),
-      };
+      const insert = database.prepare(`insert into segments values (?, ?, ${placeholders(18)})`);
+      return (run, turn) => insert.run(run.id, turn, ...segmentValues(turn));
     },
   },
-  segmentDesign(),
-  logDesign("one log table keyed (run_id, seq), 2 txns/turn", true, 2),
-  logDesign(
-    "one log table, rowid only (no index: a run cannot be read back without a scan), 2 txns/turn",
-    false,
-    2,
-  ),
-  logDesign("one log table, rowid only, 1 txn/turn (the call is not durable before it runs)", false, 1),
+  {
+    name: "rowid = run number x 2^24 + position: one B-tree, no index (a run needs a number)",
+    setup(database) {
+      database.exec(
+        `create table segments (segment_key integer primary key, run_id text not null, position integer not null, ${segmentColumns})`,
+      );
+      const insert = database.prepare(`insert into segments values (?, ?, ?, ${placeholders(18)})`);
+      return (run, turn) =>
+        insert.run(run.number * positionsPerRun + turn, run.id, turn, ...segmentValues(turn));
+    },
+  },
+  {
+    name: "WITHOUT ROWID keyed (run_id, position): the rows in key order in one B-tree",
+    setup(database) {
+      database.exec(
+        `create table segments (run_id text not null, position integer not null, ${segmentColumns}, primary key (run_id, position)) without rowid`,
+      );
+      const insert = database.prepare(`insert into segments values (?, ?, ${placeholders(18)})`);
+      return (run, turn) => insert.run(run.id, turn, ...segmentValues(turn));
+    },
+  },
+  {
+    name: "rowid only, no key: the floor (no fence against a stale writer; a run is read back by a scan)",
+    setup(database) {
+      database.exec(
+        `create table segments (run_id text not null, position integer not null, ${segmentColumns})`,
+      );
+      const insert = database.prepare(`insert into segments values (?, ?, ${placeholders(18)})`);
+      return (run, turn) => insert.run(run.id, turn, ...segmentValues(turn));
+    },
+  },
 ];
-
-/**
- * The run store since schema 2: each transaction updates the run row (the fence) and appends ONE segment row
- * holding all of its records (src/store/run-segment.ts), keyed (run_id, position).
- */
-function segmentDesign() {
-  return {
-    name: "run store, schema 2: run row + one segment row per txn, 2 txns/turn",
-    setup(database) {
-      database.exec("create table runs (run_id text primary key, head integer not null)");
-      database.exec(
-        "create table segments (run_id text not null, position integer not null, body text not null, primary key (run_id, position))",
-      );
-      const update = database.prepare("update runs set head = ? where run_id = ?");
-      const append = database.prepare("insert into segments values (?, ?, ?)");
-      const before = Object.values(beforeExecute).flat().join("\n");
-      const after = Object.values(afterExecute).flat().join("\n");
-      return {
-        start: database.prepare("insert into runs values (?, 0)"),
-        before: database.transaction((run, turn) => {
-          update.run(turn, run);
-          append.run(run, turn * 2, before);
-        }),
-        after: database.transaction((run, turn) => {
-          update.run(turn, run);
-          append.run(run, turn * 2 + 1, after);
-        }),
-      };
-    },
-  };
-}
-
-/** Every record of a turn as a row of one table: (run_id, seq, body), with or without the (run_id, seq) key. */
-function logDesign(name, keyed, transactionsPerTurn) {
-  return {
-    name,
-    setup(database) {
-      database.exec(
-        `create table log (run_id text not null, seq integer not null, body text not null${keyed ? ", primary key (run_id, seq)" : ""})`,
-      );
-      const insert = database.prepare("insert into log values (?, ?, ?)");
-      const before = [
-        ...beforeExecute.entries,
-        beforeExecute.raw,
-        beforeExecute.accounting,
-        beforeExecute.checkpoint,
-      ];
-      const after = [
-        ...afterExecute.entries,
-        afterExecute.toolResult,
-        afterExecute.accounting,
-        afterExecute.checkpoint,
-      ];
-      const write = (run, firstSeq, bodies) => {
-        for (const [index, body] of bodies.entries()) insert.run(run, firstSeq + index, body);
-      };
-      const perTurn = before.length + after.length;
-      return transactionsPerTurn === 2
-        ? {
-            before: database.transaction((run, turn) => write(run, turn * perTurn, before)),
-            after: database.transaction((run, turn) => write(run, turn * perTurn + before.length, after)),
-          }
-        : { before: database.transaction((run, turn) => write(run, turn * perTurn, [...before, ...after])) };
-    },
-  };
-}
 
 function open(path) {
   const database = new Database(path);
@@ -167,59 +116,64 @@ function open(path) {
   return database;
 }
 
-let hashState = 0x2545f491;
-/** A 64-hex-digit key that looks random (xorshift), standing in for a BLAKE3 hash. */
-function pseudoHash() {
-  let hex = "";
-  for (let word = 0; word < 8; word++) {
-    hashState ^= hashState << 13;
-    hashState ^= hashState >>> 17;
-    hashState ^= hashState << 5;
-    hex += (hashState >>> 0).toString(16).padStart(8, "0");
+/** Median µs per turn and WAL frames per turn of one design, with `interleaved` runs written turn by turn. */
+function measure(path, design, interleaved) {
+  const database = open(path);
+  const write = design.setup(database);
+  const writeTurn = database.transaction((run, turn) => write(run, turn));
+  let runs = 0;
+  // `interleaved` runs, their turns written round-robin: turn 0 of each, then turn 1 of each...
+  const someRuns = () => {
+    const group = [];
+    for (let index = 0; index < interleaved; index++) {
+      const number = ++runs;
+      group.push({ number, id: `run_${number.toString(16).padStart(32, "0")}` });
+    }
+    for (let turn = 0; turn < turnsPerRun; turn++) for (const run of group) writeTurn.immediate(run, turn);
+    return interleaved * turnsPerRun;
+  };
+  try {
+    someRuns();
+    // Pages per turn: the WAL's growth over at least 2,000 turns, with no checkpoint to restart it meanwhile.
+    database.pragma("wal_checkpoint(TRUNCATE)");
+    database.pragma("wal_autocheckpoint = 0");
+    let turns = 0;
+    while (turns < 100 * turnsPerRun) turns += someRuns();
+    const framesPerTurn = statSync(`${path}-wal`).size / walFrameBytes / turns;
+    database.pragma("wal_checkpoint(TRUNCATE)");
+    database.pragma("wal_autocheckpoint = 10000");
+    const warmUntil = performance.now() + 1000;
+    while (performance.now() < warmUntil) someRuns();
+    const perTurn = [];
+    for (let repetition = 0; repetition < repetitions; repetition++) {
+      let count = 0;
+      const start = performance.now();
+      while (performance.now() - start < seconds * 1000) count += someRuns();
+      perTurn.push(((performance.now() - start) * 1000) / count);
+    }
+    return { perTurn: median(perTurn), framesPerTurn };
+  } finally {
+    database.close();
+    // A design writes a few GB in its time: gone before the next one starts.
+    for (const suffix of ["", "-wal", "-shm"]) rmSync(`${path}${suffix}`, { force: true });
   }
-  return hex;
 }
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const directory = mkdtempSync(join(process.env.FLOOR_DIR ?? tmpdir(), "charter-sqlite-floor-"));
 try {
   console.log(
-    `SQLite floor of one durable tool turn (~8.5 KB in ${turnsPerRun}-turn runs), ${process.version}:`,
+    `SQLite alone per durable turn (one ~7.7 KB segment row per transaction, ${turnsPerRun}-turn runs), ${process.version}:`,
   );
+  console.log(`  1 run at a time          ${concurrentRuns} runs interleaved`);
   for (const [index, design] of designs.entries()) {
-    const path = join(directory, `design-${index}.db`);
-    const database = open(path);
-    const statements = design.setup(database);
-    let runs = 0;
-    const oneRun = () => {
-      const run = `run_${(runs++).toString(16).padStart(32, "0")}`;
-      statements.start?.run(run);
-      for (let turn = 0; turn < turnsPerRun; turn++) {
-        statements.before.immediate(run, turn);
-        statements.after?.immediate(run, turn);
-      }
-    };
-    oneRun();
-    const walBefore = statSync(`${path}-wal`).size;
-    for (let run = 0; run < 10; run++) oneRun();
-    const framesPerTurn = (statSync(`${path}-wal`).size - walBefore) / walFrameBytes / (10 * turnsPerRun);
-    const warmUntil = performance.now() + 1000;
-    while (performance.now() < warmUntil) oneRun();
-    const perTurn = [];
-    for (let repetition = 0; repetition < repetitions; repetition++) {
-      let count = 0;
-      const start = performance.now();
-      while (performance.now() - start < seconds * 1000) {
-        oneRun();
-        count++;
-      }
-      perTurn.push(((performance.now() - start) * 1000) / (count * turnsPerRun));
-    }
-    database.close();
-    console.log(
-      `  ${median(perTurn).toFixed(1).padStart(6)} us/turn  ${framesPerTurn.toFixed(1).padStart(4)} WAL frames/turn  ${design.name}`,
-    );
+    const alone = measure(join(directory, `design-${index}-alone.db`), design, 1);
+    const together = measure(join(directory, `design-${index}-interleaved.db`), design, concurrentRuns);
+    const figure = ({ perTurn, framesPerTurn }) =>
+      `${perTurn.toFixed(1).padStart(6)} us ${framesPerTurn.toFixed(1).padStart(4)} fr`;
+    console.log(`  ${figure(alone)}    ${figure(together)}    ${design.name}`);
   }
+  console.log("  (us: µs/turn, median of the repetitions; fr: WAL frames, i.e. pages written, per turn)");
 } finally {
   rmSync(directory, { recursive: true, force: true });
 }

@@ -25,6 +25,8 @@ const repetitions = Number(process.env.FLOOR_REPS ?? 5);
 const turnsPerRun = Number(process.env.FLOOR_TURNS ?? 20);
 const concurrentRuns = Number(process.env.FLOOR_CONCURRENT ?? 100);
 const walFrameBytes = 4096 + 24;
+// As the run store: a checkpoint of the WAL every ~10,000 pages rather than SQLite's 1,000.
+const autocheckpointPages = 10_000;
 /** Positions per run in the (run number, position) key: 2^24, run numbers below 2^29 stay exact in a double. */
 const positionsPerRun = 2 ** 24;
 
@@ -62,18 +64,29 @@ const segmentValues = (turn) => [
 ];
 const placeholders = (count) => Array.from({ length: count }, () => "?").join(", ");
 
-/** Layouts of the segments table, each written one row per turn. */
-const designs = [
-  {
-    name: "run store (schema 3): a rowid table keyed (run_id, position), so a B-tree of rows and one of the key",
+/**
+ * A layout whose rows are `(run_id, position, ...segment columns)`, with `tableEnd` closing the definition (the
+ * key, if any, and the table's options).
+ */
+function runIdPositionDesign(name, tableEnd) {
+  return {
+    name,
     setup(database) {
       database.exec(
-        `create table segments (run_id text not null, position integer not null, ${segmentColumns}, primary key (run_id, position))`,
+        `create table segments (run_id text not null, position integer not null, ${segmentColumns}${tableEnd}`,
       );
       const insert = database.prepare(`insert into segments values (?, ?, ${placeholders(18)})`);
       return (run, turn) => insert.run(run.id, turn, ...segmentValues(turn));
     },
-  },
+  };
+}
+
+/** Layouts of the segments table, each written one row per turn. */
+const designs = [
+  runIdPositionDesign(
+    "run store (schema 3): a rowid table keyed (run_id, position), so a B-tree of rows and one of the key",
+    ", primary key (run_id, position))",
+  ),
   {
     name: "rowid = run number x 2^24 + position: one B-tree, no index (a run needs a number)",
     setup(database) {
@@ -85,34 +98,21 @@ const designs = [
         insert.run(run.number * positionsPerRun + turn, run.id, turn, ...segmentValues(turn));
     },
   },
-  {
-    name: "WITHOUT ROWID keyed (run_id, position): the rows in key order in one B-tree",
-    setup(database) {
-      database.exec(
-        `create table segments (run_id text not null, position integer not null, ${segmentColumns}, primary key (run_id, position)) without rowid`,
-      );
-      const insert = database.prepare(`insert into segments values (?, ?, ${placeholders(18)})`);
-      return (run, turn) => insert.run(run.id, turn, ...segmentValues(turn));
-    },
-  },
-  {
-    name: "rowid only, no key: the floor (no fence against a stale writer; a run is read back by a scan)",
-    setup(database) {
-      database.exec(
-        `create table segments (run_id text not null, position integer not null, ${segmentColumns})`,
-      );
-      const insert = database.prepare(`insert into segments values (?, ?, ${placeholders(18)})`);
-      return (run, turn) => insert.run(run.id, turn, ...segmentValues(turn));
-    },
-  },
+  runIdPositionDesign(
+    "WITHOUT ROWID keyed (run_id, position): the rows in key order in one B-tree",
+    ", primary key (run_id, position)) without rowid",
+  ),
+  runIdPositionDesign(
+    "rowid only, no key: the floor (no fence against a stale writer; a run is read back by a scan)",
+    ")",
+  ),
 ];
 
 function open(path) {
   const database = new Database(path);
   database.pragma("journal_mode = WAL");
   database.pragma("synchronous = NORMAL");
-  // As the run store: a checkpoint of the WAL every ~10,000 pages rather than SQLite's 1,000.
-  database.pragma("wal_autocheckpoint = 10000");
+  database.pragma(`wal_autocheckpoint = ${autocheckpointPages}`);
   return database;
 }
 
@@ -141,7 +141,7 @@ function measure(path, design, interleaved) {
     while (turns < 100 * turnsPerRun) turns += someRuns();
     const framesPerTurn = statSync(`${path}-wal`).size / walFrameBytes / turns;
     database.pragma("wal_checkpoint(TRUNCATE)");
-    database.pragma("wal_autocheckpoint = 10000");
+    database.pragma(`wal_autocheckpoint = ${autocheckpointPages}`);
     const warmUntil = performance.now() + 1000;
     while (performance.now() < warmUntil) someRuns();
     const perTurn = [];

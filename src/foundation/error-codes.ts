@@ -43,6 +43,8 @@ export const errorCodes = [
   "TOOL_CALL_DROPPED",
   "TOOL_CONTEXT_BUDGET_EXCEEDED",
   "TOOL_OUTPUT_HANDLE_INVALID",
+  // The folder of stored tool outputs is a symbolic link or another user's: nothing is written or read there.
+  "TOOL_OUTPUT_FOLDER_UNSAFE",
   // Transcript verification.
   "TRANSCRIPT_INVALID",
   "RUN_NOT_FOUND",

@@ -1,4 +1,5 @@
-import { appendFile, mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { constants } from "node:fs";
+import { chmod, lstat, mkdir, open, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve, sep } from "node:path";
 import { CharterError } from "../foundation/charter-error.js";
@@ -109,6 +110,9 @@ export function createToolOutputStore(options: ToolOutputStoreOptions): ToolOutp
     options.countTokens ?? ((text: string) => Math.ceil(Buffer.byteLength(text, "utf8") / 4));
   let directoryReady: Promise<unknown> | null = null;
   let sequence = 0;
+  // The handles this run issued: only those are served. A process resuming the run learns the earlier ones from
+  // the folder's index, which only this user can write (the folder is checked to be private before it is read).
+  const issued = new Set<string>();
 
   /** The file of a handle, only ever inside the run directory: the handle is checked before any path is built. */
   function pathOf(handle: string): string {
@@ -118,13 +122,38 @@ export function createToolOutputStore(options: ToolOutputStoreOptions): ToolOutp
     return path;
   }
 
+  async function wasIssued(handle: string): Promise<boolean> {
+    if (issued.has(handle)) return true;
+    if (!(await checkPrivateDirectory(directory, { missingIsEmpty: true }))) return false;
+    let index: string;
+    try {
+      index = await readWithoutFollowing(join(directory, indexFileName));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
+      throw error;
+    }
+    for (const line of index.split("\n")) {
+      if (line === "") continue;
+      try {
+        const entry = JSON.parse(line) as { handle?: unknown };
+        if (typeof entry.handle === "string" && handlePattern.test(entry.handle)) issued.add(entry.handle);
+      } catch {
+        // A torn last line (a process killed while appending) names no handle.
+      }
+    }
+    return issued.has(handle);
+  }
+
   async function load(handle: string): Promise<string[]> {
     const path = pathOf(handle);
+    if (!(await wasIssued(handle))) throw invalidHandle(handle, "this run stored no output under it");
     try {
-      return splitLines(await readFile(path, "utf8"));
+      return splitLines(await readWithoutFollowing(path));
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT")
-        throw invalidHandle(handle, "no such stored output");
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "ENOENT") throw invalidHandle(handle, "no such stored output");
+      if (code === "ELOOP" || code === "EMLINK")
+        throw invalidHandle(handle, "the stored output is a symbolic link");
       throw error;
     }
   }
@@ -134,17 +163,20 @@ export function createToolOutputStore(options: ToolOutputStoreOptions): ToolOutp
 
     async store(text, origin) {
       // Created once, on the first oversized output; a failure is not remembered, so a later store may retry.
-      directoryReady ??= mkdir(directory, { recursive: true, mode: 0o700 }).catch((error: unknown) => {
-        directoryReady = null;
-        throw error;
-      });
+      directoryReady ??= mkdir(directory, { recursive: true, mode: 0o700 })
+        .then(() => checkPrivateDirectory(directory, { missingIsEmpty: false }))
+        .catch((error: unknown) => {
+          directoryReady = null;
+          throw error;
+        });
       await directoryReady;
       // `wx` never overwrites: a handle left by an earlier process using the same run hash is skipped.
       for (;;) {
         sequence++;
         const handle = `out-${sequence}`;
         try {
-          await writeFile(pathOf(handle), text, { mode: 0o600, flag: "wx" });
+          // O_EXCL: never through a symbolic link, never over an existing file.
+          await writeWithoutFollowing(pathOf(handle), text, "wx");
         } catch (error) {
           if ((error as NodeJS.ErrnoException).code === "EEXIST") continue;
           throw error;
@@ -156,7 +188,8 @@ export function createToolOutputStore(options: ToolOutputStoreOptions): ToolOutp
           tokens: countTokens(text),
         });
         const entry = { ...stored, toolName: origin.toolName, callId: origin.callId };
-        await appendFile(join(directory, "index.jsonl"), `${JSON.stringify(entry)}\n`, { mode: 0o600 });
+        await writeWithoutFollowing(join(directory, indexFileName), `${JSON.stringify(entry)}\n`, "a");
+        issued.add(handle);
         return stored;
       }
     },
@@ -213,7 +246,69 @@ export function createToolOutputStore(options: ToolOutputStoreOptions): ToolOutp
 
     async remove() {
       directoryReady = null;
+      issued.clear();
       await rm(directory, { recursive: true, force: true });
     },
   };
+}
+
+const indexFileName = "index.jsonl";
+
+/** Reads a file, refusing a symbolic link in its last component (ELOOP) and anything but a regular file. */
+async function readWithoutFollowing(path: string): Promise<string> {
+  const file = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+  try {
+    if (!(await file.stat()).isFile()) {
+      throw Object.assign(new Error(`${path} is not a regular file`), { code: "ELOOP" });
+    }
+    return await file.readFile("utf8");
+  } finally {
+    await file.close();
+  }
+}
+
+/** Writes (`wx`: creates) or appends (`a`) to a file private to the user, never through a symbolic link. */
+async function writeWithoutFollowing(path: string, text: string, mode: "wx" | "a"): Promise<void> {
+  const flags =
+    constants.O_WRONLY |
+    constants.O_CREAT |
+    constants.O_NOFOLLOW |
+    (mode === "wx" ? constants.O_EXCL : constants.O_APPEND);
+  const file = await open(path, flags, 0o600);
+  try {
+    await file.writeFile(text, "utf8");
+  } finally {
+    await file.close();
+  }
+}
+
+/**
+ * Checks that the run's folder is a real directory (not a symbolic link planted in its place) owned by this user,
+ * and makes it private (0700) if it was not. Another user's folder, or a link, is refused: outputs written there
+ * could be read, or outputs read from there could be forged. Returns false when the folder does not exist and
+ * `missingIsEmpty` says that is fine (nothing was stored yet).
+ */
+async function checkPrivateDirectory(
+  directory: string,
+  options: { readonly missingIsEmpty: boolean },
+): Promise<boolean> {
+  let status: Awaited<ReturnType<typeof lstat>>;
+  try {
+    status = await lstat(directory);
+  } catch (error) {
+    if (options.missingIsEmpty && (error as NodeJS.ErrnoException).code === "ENOENT") return false;
+    throw error;
+  }
+  const owner = typeof process.getuid === "function" ? process.getuid() : null;
+  if (!status.isDirectory() || (owner !== null && status.uid !== owner)) {
+    throw new CharterError(
+      "TOOL_OUTPUT_FOLDER_UNSAFE",
+      `the tool output folder ${directory} is ${status.isDirectory() ? "owned by another user" : "not a directory (a symbolic link?)"}: remove it and run again`,
+      { details: { directory, reason: status.isDirectory() ? "foreign_owner" : "not_a_directory" } },
+    );
+  }
+  if ((status.mode & 0o077) !== 0) {
+    await chmod(directory, 0o700);
+  }
+  return true;
 }

@@ -1,4 +1,14 @@
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -128,6 +138,62 @@ describe("createToolOutputStore", () => {
 
     it("refuses a well-formed handle that was never stored", async () => {
       expect(await codeOf(() => store.read("out-99"))).toBe("TOOL_OUTPUT_HANDLE_INVALID");
+    });
+  });
+
+  describe("symbolic links and handles the run never issued", () => {
+    const outside = join(scratch, "planted-secret.txt");
+
+    it("never follows a symbolic link planted in place of a stored output", async () => {
+      writeFileSync(outside, "top secret\n");
+      const store = createToolOutputStore({ runHash: "linked", baseDirectory: scratch });
+      await store.store("inside\n", { toolName: "t", callId: "c" });
+      const path = join(store.directory, "out-1.txt");
+      unlinkSync(path);
+      symlinkSync(outside, path);
+      expect(await codeOf(() => store.read("out-1"))).toBe("TOOL_OUTPUT_HANDLE_INVALID");
+      expect(await codeOf(() => store.grep("out-1", "secret"))).toBe("TOOL_OUTPUT_HANDLE_INVALID");
+    });
+
+    it("serves no output the run did not store, even when a file with a handle's name is there", async () => {
+      const store = createToolOutputStore({ runHash: "planted", baseDirectory: scratch });
+      await store.store("mine\n", { toolName: "t", callId: "c" });
+      writeFileSync(join(store.directory, "out-7.txt"), "planted\n");
+      symlinkSync(outside, join(store.directory, "out-8.txt"));
+      expect(await codeOf(() => store.read("out-7"))).toBe("TOOL_OUTPUT_HANDLE_INVALID");
+      expect(await codeOf(() => store.read("out-8"))).toBe("TOOL_OUTPUT_HANDLE_INVALID");
+      // A later process continuing the run (a resume) still serves what the run stored, from its index.
+      const resumed = createToolOutputStore({ runHash: "planted", baseDirectory: scratch });
+      expect((await resumed.read("out-1")).lines).toEqual(["mine"]);
+      expect(await codeOf(() => resumed.read("out-7"))).toBe("TOOL_OUTPUT_HANDLE_INVALID");
+    });
+
+    it("never writes through a symbolic link planted as the index or as the folder", async () => {
+      const store = createToolOutputStore({ runHash: "linked-index", baseDirectory: scratch });
+      mkdirSync(store.directory, { mode: 0o700 });
+      const target = join(scratch, "index-target.txt");
+      writeFileSync(target, "");
+      symlinkSync(target, join(store.directory, "index.jsonl"));
+      await expect(store.store("x", { toolName: "t", callId: "c" })).rejects.toMatchObject({ code: "ELOOP" });
+      expect(readFileSync(target, "utf8")).toBe("");
+
+      const elsewhere = mkdtempSync(join(scratch, "elsewhere-"));
+      symlinkSync(elsewhere, join(scratch, "charter-linked-folder"));
+      const linked = createToolOutputStore({ runHash: "linked-folder", baseDirectory: scratch });
+      expect(await codeOf(() => linked.store("x", { toolName: "t", callId: "c" }))).toBe(
+        "TOOL_OUTPUT_FOLDER_UNSAFE",
+      );
+      expect(() => statSync(join(elsewhere, "out-1.txt"))).toThrow();
+    });
+
+    it("makes a folder left readable by others private again before storing in it", async () => {
+      const store = createToolOutputStore({ runHash: "opened", baseDirectory: scratch });
+      mkdirSync(store.directory, { mode: 0o755 });
+      chmodSync(store.directory, 0o755);
+      await store.store("x", { toolName: "t", callId: "c" });
+      expect(statSync(store.directory).mode & 0o777).toBe(0o700);
+      expect(statSync(join(store.directory, "out-1.txt")).mode & 0o777).toBe(0o600);
+      expect(statSync(join(store.directory, "index.jsonl")).mode & 0o777).toBe(0o600);
     });
   });
 

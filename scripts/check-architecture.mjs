@@ -21,14 +21,15 @@ const allowedImports = {
   store: ["foundation", "contract", "session", "transcript"],
   testing: core,
   runner: [...core, "config", "store"],
+  conformance: [...core, "config", "runner"],
   demo: [...wiring, "testing"],
-  cli: [...wiring, "demo", "testing"],
-  "index.ts": [...wiring, "testing"],
+  cli: [...wiring, "conformance", "demo", "testing"],
+  "index.ts": [...wiring, "conformance", "testing"],
 };
 
 /** Concrete implementations that only their own subfolder, the wiring layers and tests may import. */
 const concreteFolders = ["model/providers", "tools/sources", "store"];
-const concreteImporters = ["runner", "cli", "demo", "testing", "index.ts"];
+const concreteImporters = ["runner", "conformance", "cli", "demo", "testing", "index.ts"];
 
 /** Packages that are concrete providers, transports, databases or servers: allowed only in these folders. */
 const restrictedPackages = [

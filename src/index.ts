@@ -8,6 +8,17 @@ export { type AgentDefinition as AgentFile, loadAgentFile, parseAgentFile } from
 export { type LoadConfigurationOptions, loadConfiguration } from "./config/load-configuration.js";
 export { parseSetOverrides } from "./config/parse-set-overrides.js";
 export { resolveModelTargets, selectModelReferences } from "./config/resolve-model-targets.js";
+// The conformance corpus (`charter conformance`)
+export type { ModelBehaviour } from "./conformance/classify-model-behaviour.js";
+export type { ConformanceCaseName } from "./conformance/conformance-case.js";
+export type { ConformanceMetrics } from "./conformance/conformance-metrics.js";
+export { type RunConformanceOptions, runConformance } from "./conformance/run-conformance.js";
+export {
+  type ConformanceCaseRun,
+  type ConformanceCorpusOptions,
+  type ConformanceReport,
+  runConformanceCorpus,
+} from "./conformance/run-conformance-corpus.js";
 export type { AgentMessage, ToolInvocation } from "./contract/agent-message.js";
 export { type AgentOutcome, agentOutcomes, isSuccessfulOutcome } from "./contract/agent-outcome.js";
 export { buildExecutionContract } from "./contract/contract-factory.js";

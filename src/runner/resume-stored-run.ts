@@ -69,6 +69,8 @@ export async function resumeStoredRun(options: ResumeStoredRunOptions): Promise<
     continueFrom: { entryCount: number; headHash: string };
     contractHash: string;
     status: RunStatus;
+    tenantId: string | null;
+    correlationId: string | null;
   } & ResumedToolCalls;
   try {
     const run = await store.getRun(options.runId);
@@ -121,6 +123,8 @@ export async function resumeStoredRun(options: ResumeStoredRunOptions): Promise<
       continueFrom: { entryCount: run.entryCount, headHash: run.headHash },
       contractHash: run.contractHash,
       status: run.status,
+      tenantId: run.tenantId,
+      correlationId: run.correlationId,
       ...resumedCalls,
     };
   } finally {
@@ -134,6 +138,9 @@ export async function resumeStoredRun(options: ResumeStoredRunOptions): Promise<
       set: prepared.invocation.set,
       ...(prepared.invocation.config_path !== null ? { configPath: prepared.invocation.config_path } : {}),
       store: location.url,
+      // The run goes on for whom it was started: its tenant's cache, its correlation id on every request.
+      ...(prepared.tenantId !== null ? { tenantId: prepared.tenantId } : {}),
+      ...(prepared.correlationId !== null ? { correlationId: prepared.correlationId } : {}),
       ...(options.runsDirectory !== undefined ? { runsDirectory: options.runsDirectory } : {}),
       ...(options.homeDirectory !== undefined ? { homeDirectory: options.homeDirectory } : {}),
       ...(options.binaryDirectory !== undefined ? { binaryDirectory: options.binaryDirectory } : {}),

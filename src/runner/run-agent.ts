@@ -268,7 +268,11 @@ async function runLoadedAgent(
       ...(Object.keys(configuration.toolCache).length > 0
         ? {
             toolCache: {
-              cache: createStoreToolResultCache(context.store, { configuration, cwd: context.cwd }),
+              cache: createStoreToolResultCache(context.store, {
+                configuration,
+                cwd: context.cwd,
+                tenantId: context.options.tenantId ?? null,
+              }),
               ttlFor: toolCacheTtl(configuration),
             },
           }

@@ -13,11 +13,22 @@ import type { ToolCallContext } from "../tools/tool-pipeline.js";
  * together with a fingerprint of where the tool comes from: the MCP server's definition (command, arguments,
  * environment, URL) and, for a local server, the directory it runs in; a REST tool's definition. A function tool
  * (library) is known by its name only.
+ *
+ * Nor does a store serve one tenant's results to another: the key binds the run's tenant, and the narrower scope
+ * a server may add within it (a role, a user), and the entry records both so that `cachePurgeTenant` removes a
+ * tenant's entries on their own.
  */
 export function createStoreToolResultCache(
   store: RunStore,
-  sources: { readonly configuration: Configuration; readonly cwd: string },
+  sources: {
+    readonly configuration: Configuration;
+    readonly cwd: string;
+    readonly tenantId?: string | null;
+    readonly scope?: string | null;
+  },
 ): ToolResultCache {
+  const tenantId = sources.tenantId ?? null;
+  const scope = sources.scope ?? null;
   const fingerprints = new Map<string, string>();
   function fingerprintOf(server: string | null, tool: string): string | null {
     const { configuration, cwd } = sources;
@@ -41,10 +52,7 @@ export function createStoreToolResultCache(
   return {
     keyOf: (request) => {
       const fingerprint = fingerprintOf(request.server, request.tool);
-      const requestHash = toolRequestHash(request);
-      return fingerprint === null
-        ? requestHash
-        : contentHash({ kind: "charter.tool-cache-key", request: requestHash, source: fingerprint, v: 1 });
+      return toolCacheKey({ request: toolRequestHash(request), source: fingerprint, tenantId, scope });
     },
     async get(key, now) {
       const entry = await store.cacheGet(key, now);
@@ -57,9 +65,31 @@ export function createStoreToolResultCache(
         tool: entry.tool,
         value: entry.value,
         expiresAt: entry.expiresAt,
+        tenantId,
+        scope,
       });
     },
   };
+}
+
+/**
+ * The cache key of a read-only tool request: its `toolRequestHash`, the fingerprint of the tool's source (null for a
+ * function tool), the tenant and the scope within it (null: none). Version 2: version 1 bound neither tenant nor scope.
+ */
+export function toolCacheKey(parts: {
+  readonly request: string;
+  readonly source: string | null;
+  readonly tenantId: string | null;
+  readonly scope: string | null;
+}): string {
+  return contentHash({
+    kind: "charter.tool-cache-key",
+    request: parts.request,
+    scope: parts.scope,
+    source: parts.source,
+    tenant: parts.tenantId,
+    v: 2,
+  });
 }
 
 /** The configured TTL of a call's tool: `toolCache["<server>__<tool>"]`, else `toolCache["<server>"]`, else none. */

@@ -104,6 +104,11 @@ export interface RunStore {
   cachePut(entry: ToolCachePut): Promise<void>;
   /** Deletes the entries expired at `now`; returns how many. */
   cachePurgeExpired(now?: number): Promise<number>;
+  /**
+   * Deletes every entry stored for the tenant (`null`: the entries stored for no tenant), expired or not, or with
+   * `scope`, only those of that scope within it; returns how many. Other tenants' entries are untouched.
+   */
+  cachePurgeTenant(tenantId: string | null, options?: { readonly scope?: string | null }): Promise<number>;
 
   /** Everything stored for a run, in the versioned export format (fixtures, backups, moving a run). */
   exportRun(runId: string): Promise<RunExport>;

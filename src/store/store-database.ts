@@ -45,6 +45,13 @@ export interface RunsTable {
   tool_result_count: number;
   /** Segments stored for the run (schema 2; 0 for a run stored before). */
   segment_count: number;
+  /** Who runs the run (schema 4; NULL before, and for runs not claimed by a process). */
+  owner_pid: number | null;
+  owner_host: string | null;
+  /** When the owning process started (milliseconds since the epoch): tells it from a later process with its id. */
+  owner_started_at: number | null;
+  /** When the owning process last said it was alive. */
+  heartbeat_at: number | null;
 }
 
 /** A run's contract and transcript header: written once, read to verify or resume. */
@@ -135,6 +142,9 @@ export interface ToolCacheTable {
   value_json: string;
   created_at: number;
   expires_at: number;
+  /** The tenant the entry was stored for, and the narrower scope (a role, a user) within it (schema 4). */
+  tenant_id: string | null;
+  scope: string | null;
 }
 
 /**

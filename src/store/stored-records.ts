@@ -49,6 +49,9 @@ export interface ToolCacheEntry {
   readonly createdAt: number;
   /** The entry is a hit while `now < expiresAt`. */
   readonly expiresAt: number;
+  /** The tenant it was stored for (null: none), and the narrower scope within it (a role, a user), if any. */
+  readonly tenantId: string | null;
+  readonly scope: string | null;
 }
 
 export interface ToolCachePut {
@@ -59,6 +62,13 @@ export interface ToolCachePut {
   readonly expiresAt: number;
   /** Defaults to the store's clock. */
   readonly createdAt?: number;
+  /**
+   * The tenant the entry is for, and a narrower scope within it (a role, a user): recorded so that
+   * `cachePurgeTenant` can remove them. They do not make the key: the caller's key must bind them already
+   * (`toolCacheKey` does).
+   */
+  readonly tenantId?: string | null;
+  readonly scope?: string | null;
 }
 
 export interface RunStoreStatistics {

@@ -5,7 +5,10 @@ import type { StoreDatabase } from "./store-database.js";
 import type { StoreGuard } from "./store-guard.js";
 import { storeRecordVersion } from "./store-record-version.js";
 
-export type ToolCacheAccess = Pick<RunStore, "cacheGet" | "cachePut" | "cachePurgeExpired">;
+export type ToolCacheAccess = Pick<
+  RunStore,
+  "cacheGet" | "cachePut" | "cachePurgeExpired" | "cachePurgeTenant"
+>;
 
 /**
  * The read-only tool cache: entries keyed by `toolRequestHash`, served while `now < expiresAt` by the
@@ -33,6 +36,8 @@ export function createToolCacheAccess(
           value: JSON.parse(row.value_json) as unknown,
           createdAt: row.created_at,
           expiresAt: row.expires_at,
+          tenantId: row.tenant_id,
+          scope: row.scope,
         };
       }),
 
@@ -46,6 +51,8 @@ export function createToolCacheAccess(
           value_json: JSON.stringify(entry.value ?? null),
           created_at: entry.createdAt ?? environment.now(),
           expires_at: entry.expiresAt,
+          tenant_id: entry.tenantId ?? null,
+          scope: entry.scope ?? null,
         };
         await database
           .insertInto("charter_tool_cache")
@@ -58,6 +65,8 @@ export function createToolCacheAccess(
               value_json: row.value_json,
               created_at: row.created_at,
               expires_at: row.expires_at,
+              tenant_id: row.tenant_id,
+              scope: row.scope,
             }),
           )
           .execute();
@@ -69,6 +78,18 @@ export function createToolCacheAccess(
           .deleteFrom("charter_tool_cache")
           .where("expires_at", "<=", now)
           .executeTakeFirst();
+        return Number(result.numDeletedRows);
+      }),
+
+    cachePurgeTenant: (tenantId, options = {}) =>
+      guard("cachePurgeTenant", { tenantId }, async () => {
+        let remove = database
+          .deleteFrom("charter_tool_cache")
+          .where("tenant_id", tenantId === null ? "is" : "=", tenantId);
+        if (options.scope !== undefined) {
+          remove = remove.where("scope", options.scope === null ? "is" : "=", options.scope);
+        }
+        const result = await remove.executeTakeFirst();
         return Number(result.numDeletedRows);
       }),
   };

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { deterministicEnvironment } from "../../src/foundation/environment.js";
 import { runAgent } from "../../src/runner/run-agent.js";
 import type { ToolAccountingEntry } from "../../src/session/accounting-entry.js";
+import { openRunStore } from "../../src/store/open-run-store.js";
 import {
   type ScriptedOpenAIServer,
   startScriptedOpenAIServer,
@@ -76,6 +77,49 @@ describe("read-only tool cache (issue 4)", () => {
     environment.advance(11 * 60_000);
     const third = await run();
     expect(toolEntries(third)[0]?.cache_hit).toBe(false);
+  });
+
+  it("never answers one tenant's call from another tenant's entry; a tenant's entries are removed on their own", async () => {
+    server = await startScriptedOpenAIServer({
+      respond: callsThenReport([{ name: "test__echo", arguments: { text: "same call" } }]),
+    });
+    const { directory } = await recordingWorkspace({
+      prefix: "charter-cache-tenant-",
+      baseUrl: server.baseUrl,
+      frontmatter: "models: [local/m]\ntools: [test]",
+      body: "Use the tools.",
+      configuration: { toolCache: { test: "10m" } },
+    });
+    const environment = deterministicEnvironment();
+    const storePath = join(directory, "charter.db");
+    const runFor = async (tenantId: string) => {
+      const result = await runAgent({
+        agentPath: join(directory, "agent.md"),
+        prompt: "Go.",
+        cwd: directory,
+        runsDirectory: join(directory, "runs"),
+        store: storePath,
+        tenantId,
+        environment,
+      });
+      expect(result.success).toBe(true);
+      return result.accounting.find((entry): entry is ToolAccountingEntry => entry.type === "tool")
+        ?.cache_hit;
+    };
+    expect(await runFor("acme")).toBe(false);
+    // Same project, same server, same tool and arguments: another tenant is never served acme's result.
+    expect(await runFor("globex")).toBe(false);
+    expect(await runFor("acme")).toBe(true);
+    expect(await runFor("globex")).toBe(true);
+
+    const store = await openRunStore({ path: storePath, environment });
+    try {
+      expect(await store.cachePurgeTenant("acme")).toBe(1);
+    } finally {
+      await store.close();
+    }
+    expect(await runFor("acme")).toBe(false);
+    expect(await runFor("globex")).toBe(true);
   });
 
   it("never answers one project's call from another project's server of the same name (one store for both)", async () => {

@@ -45,6 +45,8 @@ export function describeRecordsConformance({ current }: ConformanceContext): voi
         value: { text: "first" },
         createdAt: start,
         expiresAt: start + 1_000,
+        tenantId: null,
+        scope: null,
       });
       environment.advance(999);
       expect((await store.cacheGet(key))?.value).toEqual({ text: "first" });
@@ -72,6 +74,30 @@ export function describeRecordsConformance({ current }: ConformanceContext): voi
       expect(await store.cachePurgeExpired()).toBe(1);
       expect((await store.statistics()).cacheEntries).toBe(1);
       expect(await store.cacheGet(other, environment.now() - 20)).toBeNull();
+    });
+
+    it("removes one tenant's cache entries (or one scope's within it) and no other's", async () => {
+      const { store, environment } = current();
+      const expiresAt = environment.now() + 60_000;
+      const put = (key: string, tenantId: string | null, scope: string | null = null) =>
+        store.cachePut({ key, server: "docs", tool: "search", value: key, expiresAt, tenantId, scope });
+      await put("acme-1", "acme");
+      await put("acme-2", "acme", "role:admin");
+      await put("acme-3", "acme", "role:viewer");
+      await put("globex-1", "globex");
+      await put("none-1", null);
+      expect((await store.cacheGet("acme-2"))?.tenantId).toBe("acme");
+      expect((await store.cacheGet("acme-2"))?.scope).toBe("role:admin");
+
+      expect(await store.cachePurgeTenant("acme", { scope: "role:admin" })).toBe(1);
+      expect(await store.cacheGet("acme-2")).toBeNull();
+      expect(await store.cacheGet("acme-3")).not.toBeNull();
+      expect(await store.cachePurgeTenant("acme")).toBe(2);
+      for (const key of ["acme-1", "acme-3"]) expect(await store.cacheGet(key)).toBeNull();
+      expect((await store.cacheGet("globex-1"))?.value).toBe("globex-1");
+      expect((await store.cacheGet("none-1"))?.value).toBe("none-1");
+      expect(await store.cachePurgeTenant(null)).toBe(1);
+      expect((await store.cacheGet("globex-1"))?.value).toBe("globex-1");
     });
 
     it("lists runs newest first, filtered by tenant, status and agent, a page at a time", async () => {

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { segmentProgressColumns } from "../../src/store/migrations/migration-0003-segment-progress.js";
+import { runStoreSchemaVersion } from "../../src/store/migrations/run-store-migrations.js";
 import { openRunStore } from "../../src/store/open-run-store.js";
 import type { RunStore } from "../../src/store/run-store.js";
 import { verifyStoredRun } from "../../src/store/verify-stored-run.js";
@@ -63,6 +64,15 @@ function asSchema2(file: string, runId: string): void {
         newest.tools_used_json,
         runId,
       );
+    // Schema 4 first (it added columns that schema 2 lacks, and is recorded after 0003).
+    database.exec("drop index charter_tool_cache_tenant");
+    for (const column of ["tenant_id", "scope"])
+      database.exec(`alter table charter_tool_cache drop column ${column}`);
+    for (const column of ["owner_pid", "owner_host", "owner_started_at", "heartbeat_at"])
+      database.exec(`alter table charter_runs drop column ${column}`);
+    database
+      .prepare("delete from charter_schema_migrations where name = ?")
+      .run("0004_tenant_cache_and_run_owner");
     for (const [column] of segmentProgressColumns)
       database.exec(`alter table charter_run_segments drop column ${column}`);
     database.prepare("delete from charter_schema_migrations where name = ?").run("0003_segment_progress");
@@ -91,7 +101,7 @@ describe("a run left running by a schema-2 Charter", () => {
     file.close();
 
     const store = await open();
-    expect(store.schemaVersion).toBe(3);
+    expect(store.schemaVersion).toBe(runStoreSchemaVersion);
     expect(await store.getRun("run-from-schema-2")).toMatchObject({
       status: "running",
       entryCount: 10,

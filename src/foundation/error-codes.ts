@@ -37,6 +37,10 @@ export const errorCodes = [
   // Tool-level codes: carried as data in tool results, not thrown.
   "TOOL_NOT_FOUND",
   "TOOL_INPUT_INVALID",
+  // A REST tool parameter that would make a URL path segment `.` or `..` (and so move the path outside it).
+  "TOOL_PATH_TRAVERSAL",
+  // A REST tool's server redirected a request carrying configured headers or a body to another origin.
+  "TOOL_REDIRECT_REFUSED",
   "TOOL_NOT_ALLOWED",
   "TOOL_TIMEOUT",
   "TOOL_EXECUTION_FAILED",

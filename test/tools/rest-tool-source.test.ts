@@ -254,6 +254,110 @@ describe("REST tools", () => {
     expect(server.requests).toEqual([]);
   });
 
+  it("refuses a parameter that would make a path segment '.' or '..', in any spelling, without a request", async () => {
+    const registry = await registryOf({
+      items: {
+        method: "GET",
+        url: `${server.url}/tenant/acme/\${parameters.x}/\${parameters.x}/items?q=\${parameters.x}`,
+        parametersSchema: { type: "object", properties: { x: { type: "string" } }, required: ["x"] },
+      },
+      suffixed: {
+        method: "GET",
+        url: `${server.url}/tenant/acme/\${parameters.x}%2e/items`,
+        parametersSchema: { type: "object", properties: { x: { type: "string" } }, required: ["x"] },
+      },
+    });
+    for (const x of ["..", ".", "%2e%2e", "%2E."]) {
+      const result = await pipeline(callContext(registry, "rest__items", { x }));
+      if (x.startsWith("%")) {
+        // Percent signs are encoded, so such a value stays the literal text of its own segment.
+        expect(result.status).toBe("ok");
+        expect(server.requests.at(-1)!.path).toBe(
+          `/tenant/acme/${encodeURIComponent(x)}/${encodeURIComponent(x)}/items`,
+        );
+        continue;
+      }
+      expect(result).toMatchObject({ status: "failed", error_code: "TOOL_PATH_TRAVERSAL", executed: true });
+    }
+    // A template's own `%2e` beside the value counts too: "." + "%2e" is "..".
+    const suffixed = await pipeline(callContext(registry, "rest__suffixed", { x: "." }));
+    expect(suffixed).toMatchObject({ status: "failed", error_code: "TOOL_PATH_TRAVERSAL" });
+    expect(server.requests.map((request) => request.path)).not.toContain("/items");
+    expect(server.requests.every((request) => request.path.startsWith("/tenant/acme/"))).toBe(true);
+    // Slashes and dots inside a longer value stay in the segment.
+    const dotted = await pipeline(callContext(registry, "rest__items", { x: "../a/.." }));
+    expect(dotted.status).toBe("ok");
+    expect(server.requests.at(-1)!.path).toBe("/tenant/acme/..%2Fa%2F../..%2Fa%2F../items");
+  });
+
+  describe("redirects", () => {
+    let other: RestTestServer;
+    beforeAll(async () => {
+      other = await startRestTestServer();
+    });
+    afterAll(() => other.close());
+    beforeEach(() => {
+      (other.requests as unknown[]).length = 0;
+    });
+
+    const tokenHeader = { Authorization: "Bearer tool-token-1234", "X-Api-Token": "tool-token-1234" };
+
+    it("never follows a redirect to another origin with the configured headers or the body", async () => {
+      const registry = await registryOf({
+        read: { method: "GET", url: `${server.url}/start`, headers: tokenHeader },
+        write: {
+          method: "POST",
+          url: `${server.url}/start`,
+          bodyTemplate: { note: "${parameters.note}" },
+          parametersSchema: { type: "object", properties: { note: { type: "string" } } },
+        },
+      });
+      server.respondWith(() => ({ status: 302, headers: { location: `${other.url}/steal?token=x` } }));
+      const read = await pipeline(callContext(registry, "rest__read"));
+      expect(read).toMatchObject({ status: "failed", error_code: "TOOL_REDIRECT_REFUSED", executed: true });
+      expect(read.content).toContain(`${other.url}/steal`);
+      expect(read.content).not.toContain("token=x");
+      server.respondWith(() => ({ status: 307, headers: { location: `${other.url}/steal` } }));
+      const write = await pipeline(callContext(registry, "rest__write", { note: "private" }));
+      expect(write).toMatchObject({ status: "failed", error_code: "TOOL_REDIRECT_REFUSED" });
+      expect(other.requests).toEqual([]);
+    });
+
+    it("follows a redirect within the origin with its headers, and a 307's body", async () => {
+      const registry = await registryOf({
+        read: { method: "GET", url: `${server.url}/start`, headers: tokenHeader },
+        write: {
+          method: "POST",
+          url: `${server.url}/start`,
+          headers: tokenHeader,
+          bodyTemplate: { note: "${parameters.note}" },
+          parametersSchema: { type: "object", properties: { note: { type: "string" } } },
+        },
+      });
+      server.respondWith((request) =>
+        request.path === "/start"
+          ? { status: request.method === "POST" ? 307 : 301, headers: { location: "/moved" } }
+          : { body: { method: request.method, path: request.path, body: request.body } },
+      );
+      const read = await pipeline(callContext(registry, "rest__read"));
+      expect(read.status).toBe("ok");
+      expect(JSON.parse(read.content)).toEqual({ method: "GET", path: "/moved", body: "" });
+      const write = await pipeline(callContext(registry, "rest__write", { note: "kept" }));
+      expect(JSON.parse(write.content)).toEqual({ method: "POST", path: "/moved", body: '{"note":"kept"}' });
+      expect(server.requests.filter((request) => request.path === "/moved")).toHaveLength(2);
+      for (const request of server.requests)
+        expect(request.headers.authorization).toBe(tokenHeader.Authorization);
+    });
+
+    it("follows a redirect to another origin when the request carries no configured header and no body", async () => {
+      const registry = await registryOf({ open: { method: "GET", url: `${server.url}/start` } });
+      server.respondWith(() => ({ status: 301, headers: { location: `${other.url}/public` } }));
+      const result = await pipeline(callContext(registry, "rest__open"));
+      expect(result.status).toBe("ok");
+      expect(other.requests.map((request) => request.path)).toEqual(["/public"]);
+    });
+  });
+
   it("keeps credentials and the query out of the default description", async () => {
     const registry = await registryOf({
       search: { method: "GET", url: "https://user:secret@api.example.test/search?api_key=SECRET&q=x" },

@@ -53,9 +53,31 @@ function replaceAll(template: string, parameters: Parameters, encode: (text: str
   );
 }
 
-/** The URL with each placeholder replaced by its value, URL-encoded, so a value cannot add path or query parts. */
+/**
+ * The URL with each placeholder replaced by its value, URL-encoded, so a value cannot add path or query parts.
+ * A path segment that a value turns into `.` or `..` is refused (TOOL_PATH_TRAVERSAL): URL parsers remove such
+ * segments, and their percent-encoded forms (`%2e`) too, so `/tenant/acme/${x}/${x}/items` with `x = ".."` would
+ * reach `/items`. No encoding keeps such a segment, hence the refusal.
+ */
 export function expandUrl(template: string, parameters: Parameters): string {
-  return replaceAll(template, parameters, encodeURIComponent);
+  const expanded = replaceAll(template, parameters, encodeURIComponent);
+  if (expanded === template) return expanded;
+  // The placeholders' text holds no `?` or `#`, so the template's path ends where its first one is.
+  const pathEnd = template.search(/[?#]/);
+  const templatePath = pathEnd === -1 ? template : template.slice(0, pathEnd);
+  for (const segment of templatePath.split("/")) {
+    if (!segment.includes("${parameters.")) continue;
+    const value = replaceAll(segment, parameters, encodeURIComponent);
+    const dots = value.replace(/%2e/gi, ".");
+    if (dots === "." || dots === "..") {
+      throw new CharterError(
+        "TOOL_PATH_TRAVERSAL",
+        `a parameter makes the URL path segment '${segment}' the dot segment '${dots}', which would change the path outside it`,
+        { details: { segment, value: dots } },
+      );
+    }
+  }
+  return expanded;
 }
 
 /** A header value with placeholders replaced; a value that would break the header apart is refused. */

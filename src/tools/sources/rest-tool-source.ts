@@ -134,7 +134,14 @@ function restTool(name: string, definition: RestToolDefinition, maxResponseBytes
     const signal = deadline === null ? context.signal : AbortSignal.any([context.signal, deadline]);
     const timedOut = () => deadline?.aborted === true && !context.signal.aborted;
     try {
-      const response = await fetch(url, { method, headers, ...(body === undefined ? {} : { body }), signal });
+      const response = await fetchFollowingSafeRedirects(name, {
+        url: new URL(url),
+        method,
+        headers,
+        body,
+        signal,
+        carriesCredentials: headerTemplates.length > 0,
+      });
       return await restResponseToOutput(response, { method, maxBytes: maxResponseBytes });
     } catch (error) {
       if (timedOut()) {
@@ -153,6 +160,77 @@ function restTool(name: string, definition: RestToolDefinition, maxResponseBytes
   }
 
   return { manifest, queue: definition.queue ?? null, execute };
+}
+
+/** How many redirects one call follows, as fetch does by default. */
+const maxRedirects = 20;
+const redirectStatuses: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * Sends the request and follows redirects by hand, as fetch would, except that a redirect to another origin is
+ * never followed with the tool's configured headers (which carry credentials) or with a body: such a call fails
+ * with TOOL_REDIRECT_REFUSED naming the target (without its query or credentials). A redirect within the origin,
+ * or one that carries neither (a plain GET moving from http to https, say), is followed. As fetch does, 303 (and
+ * 301 and 302 after a POST) continue as GET without the body; 307 and 308 keep the method and body.
+ */
+async function fetchFollowingSafeRedirects(
+  tool: string,
+  request: {
+    readonly url: URL;
+    readonly method: RestToolMethod;
+    readonly headers: Headers;
+    readonly body: string | undefined;
+    readonly signal: AbortSignal;
+    readonly carriesCredentials: boolean;
+  },
+): Promise<Response> {
+  const origin = request.url.origin;
+  let url = request.url;
+  let method: string = request.method;
+  let body = request.body;
+  const headers = new Headers(request.headers);
+  for (let redirects = 0; ; redirects++) {
+    const response = await fetch(url, {
+      method,
+      headers,
+      ...(body === undefined ? {} : { body }),
+      signal: request.signal,
+      redirect: "manual",
+    });
+    const location = response.headers.get("location");
+    if (!redirectStatuses.has(response.status) || location === null) return response;
+    await response.body?.cancel().catch(() => {});
+    const target = URL.parse(location, url);
+    if (target === null || (target.protocol !== "http:" && target.protocol !== "https:")) {
+      throw new CharterError(
+        "TOOL_EXECUTION_FAILED",
+        `HTTP ${response.status} redirects to an address that is not an http(s) URL`,
+        { details: { tool, status: response.status } },
+      );
+    }
+    if (redirects >= maxRedirects) {
+      throw new CharterError("TOOL_EXECUTION_FAILED", `more than ${maxRedirects} redirects`, {
+        details: { tool, maxRedirects },
+      });
+    }
+    if (
+      (response.status === 303 && method !== "HEAD") ||
+      ((response.status === 301 || response.status === 302) && method === "POST")
+    ) {
+      method = "GET";
+      body = undefined;
+      headers.delete("content-type");
+    }
+    if (target.origin !== origin && (request.carriesCredentials || body !== undefined)) {
+      const named = describedUrl(target.href);
+      throw new CharterError(
+        "TOOL_REDIRECT_REFUSED",
+        `HTTP ${response.status} redirects to another origin (${named}); it is not followed with the tool's configured headers or body`,
+        { details: { tool, status: response.status, target: named } },
+      );
+    }
+    url = target;
+  }
 }
 
 /**

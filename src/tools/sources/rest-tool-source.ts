@@ -200,7 +200,7 @@ async function fetchFollowingSafeRedirects(
     const location = response.headers.get("location");
     if (!redirectStatuses.has(response.status) || location === null) return response;
     await response.body?.cancel().catch(() => {});
-    const target = URL.parse(location, url);
+    const target = URL.parse(location, url.href);
     if (target === null || (target.protocol !== "http:" && target.protocol !== "https:")) {
       throw new CharterError(
         "TOOL_EXECUTION_FAILED",

@@ -19,7 +19,11 @@ const invalidInputCodes: ReadonlySet<ErrorCode> = new Set([
 ]);
 
 // Seed 000 §4: 3 is "missing/failed MCP servers"; a `tools` entry that names nothing is a missing server or tool.
-const toolServerCodes: ReadonlySet<ErrorCode> = new Set(["MCP_SERVER_FAILED", "TOOL_REFERENCE_UNKNOWN"]);
+const toolServerCodes: ReadonlySet<ErrorCode> = new Set([
+  "MCP_SERVER_FAILED",
+  "TOOL_REFERENCE_UNKNOWN",
+  "TOOL_REFERENCE_DENIED",
+]);
 
 export function exitCodeForError(code: ErrorCode): number {
   if (invalidInputCodes.has(code)) return exitCodes.invalidInput;

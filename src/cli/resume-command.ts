@@ -3,7 +3,7 @@ import { resumeStoredRun } from "../runner/resume-stored-run.js";
 import { finalReportText } from "../session/final-report.js";
 import type { CliStreams } from "./cli-streams.js";
 import { exitCodeForResult } from "./exit-code.js";
-import { pendingApprovalsStopText } from "./pending-approval-text.js";
+import { runStopText } from "./run-stop-text.js";
 
 /** `charter resume <run-id> [--approve <call-id>]... [--deny <call-id>]...`. */
 export async function resumeCommand(
@@ -37,10 +37,7 @@ export async function resumeCommand(
   if (values.json) streams.stdout.write(`${JSON.stringify(result)}\n`);
   else {
     if (result.finalReport !== null) streams.stdout.write(`${finalReportText(result.finalReport)}\n`);
-    if (!result.success && result.error !== null) {
-      streams.stderr.write(`charter: ${result.outcome}: ${result.error.code}: ${result.error.message}\n`);
-      streams.stderr.write(pendingApprovalsStopText(result.runId, result.pendingApprovals ?? []));
-    }
+    streams.stderr.write(runStopText(result));
   }
   return exitCodeForResult(result);
 }

@@ -4,8 +4,8 @@ import type { CharterEvent } from "../session/charter-event.js";
 import { finalReportText } from "../session/final-report.js";
 import type { CliStreams } from "./cli-streams.js";
 import { exitCodeForResult } from "./exit-code.js";
-import { pendingApprovalsStopText } from "./pending-approval-text.js";
 import { createProgressReporter } from "./progress-reporter.js";
+import { runStopText } from "./run-stop-text.js";
 
 /** `charter run <agent.md> [prompt|-]`: the report on stdout (or the whole result with --json). */
 export async function runCommand(
@@ -85,10 +85,7 @@ export async function runCommand(
     const alreadyShown = streamedText && result.finalReport?.source === "text_fallback";
     if (result.finalReport !== null && !alreadyShown)
       streams.stdout.write(`${finalReportText(result.finalReport)}\n`);
-    if (!result.success && result.error !== null) {
-      streams.stderr.write(`charter: ${result.outcome}: ${result.error.code}: ${result.error.message}\n`);
-      streams.stderr.write(pendingApprovalsStopText(result.runId, result.pendingApprovals ?? []));
-    }
+    streams.stderr.write(runStopText(result));
   }
   return exitCodeForResult(result);
 }

@@ -13,6 +13,8 @@ export const errorCodes = [
   // Tool servers that cannot start or list their tools, and tools that do not exist (exit 3).
   "MCP_SERVER_FAILED",
   "TOOL_REFERENCE_UNKNOWN",
+  // A `tools` entry naming a server's tool that the server's own toolsAllowed/toolsDenied exclude.
+  "TOOL_REFERENCE_DENIED",
   // Output schema validation failure (exit 5).
   "OUTPUT_SCHEMA_INVALID",
   // Session failures (exit 1).
@@ -26,6 +28,8 @@ export const errorCodes = [
   "MODEL_BAD_REQUEST",
   "MODEL_INVALID_RESPONSE",
   "MODEL_ATTEMPTS_EXHAUSTED",
+  // Every attempt of the run failed before any HTTP answer: the model was never reached.
+  "MODEL_UNREACHABLE",
   "PROTOCOL_NO_TOOLS",
   "PROTOCOL_MALFORMED",
   "BUDGET_EXHAUSTED",

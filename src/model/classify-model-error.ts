@@ -1,3 +1,4 @@
+import { describeNetworkFailure } from "./describe-network-failure.js";
 import { ModelCallError } from "./model-call-error.js";
 import { parseRetryAfterMs } from "./parse-retry-after.js";
 import type { ProviderFailureReader } from "./provider-failure.js";
@@ -125,6 +126,23 @@ export function classifyHttpFailure(facts: HttpFailureFacts): ModelCallError {
   );
 }
 
+/**
+ * A connection that never got an HTTP answer: the message and `details` name the URL and the system error
+ * (`ECONNREFUSED 127.0.0.1:9`, `ENOTFOUND api.example.com`), so that the person reading it knows what to fix.
+ */
+function networkFailure(where: string, error: unknown): ModelCallError {
+  const { url, cause } = describeNetworkFailure(error);
+  const destination = url === null ? "the provider" : url;
+  return new ModelCallError(
+    "network",
+    `${where} could not reach ${destination}${cause === null ? "" : ` (${cause})`}`,
+    {
+      cause: error,
+      details: { url, networkCause: cause },
+    },
+  );
+}
+
 function findErrorCode(error: unknown, codes: ReadonlySet<string>): string | null {
   const visited = new Set<unknown>();
   let current = error;
@@ -194,11 +212,7 @@ export function classifyModelError(error: unknown, context: ModelErrorContext): 
     });
   }
   const networkCode = findErrorCode(error, networkErrorCodes);
-  if (networkCode !== null) {
-    return new ModelCallError("network", `${where} could not reach the provider (${networkCode})`, {
-      cause: error,
-    });
-  }
+  if (networkCode !== null) return networkFailure(where, error);
   if (httpStatus !== null) return httpFailure(httpStatus);
   // An error the provider reported inside a stream that is already under way (HTTP 200), with no status.
   if (context.readProviderFailure !== undefined && typeof error === "object" && error !== null) {
@@ -221,9 +235,7 @@ export function classifyModelError(error: unknown, context: ModelErrorContext): 
   const name = errorName(error);
   if (name === "TimeoutError") return new ModelCallError("timeout", `${where} timed out`, { cause: error });
   if (name === "AbortError") return new ModelCallError("aborted", `${where} was aborted`, { cause: error });
-  if (context.noHttpAnswer) {
-    return new ModelCallError("network", `${where} got no HTTP answer`, { cause: error });
-  }
+  if (context.noHttpAnswer) return networkFailure(where, error);
   // Anything else failed before or outside the HTTP exchange; another attempt may still succeed.
   return new ModelCallError("bad_request", `${where} failed unexpectedly`, { cause: error });
 }

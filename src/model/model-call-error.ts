@@ -53,11 +53,18 @@ export class ModelCallError extends CharterError {
       rawResponse?: unknown;
       partialResponse?: ModelResponse | null;
       cause?: unknown;
+      /** Further facts for `details` (a network failure's `url` and `networkCause`). */
+      details?: Readonly<Record<string, unknown>>;
     } = {},
   ) {
     super(codeByClass[errorClass], message, {
       isRetryable: !(errorClass === "auth" || errorClass === "quota" || errorClass === "aborted"),
-      details: { errorClass, statusCode: facts.statusCode ?? null, retryAfterMs: facts.retryAfterMs ?? null },
+      details: {
+        errorClass,
+        statusCode: facts.statusCode ?? null,
+        retryAfterMs: facts.retryAfterMs ?? null,
+        ...facts.details,
+      },
       cause: facts.cause,
     });
     this.name = "ModelCallError";

@@ -282,6 +282,24 @@ async function runLoadedAgent(
     contractHash = prepared.contract.contract_hash;
     // Preflight: every entry of `tools` must name something that exists (issue 2), never silently nothing.
     const offered = new Set(prepared.contract.tool_manifest.map((tool) => tool.name));
+    const denied = started.denied.find(({ reference }) => !offered.has(reference));
+    if (denied !== undefined) {
+      const definition = configuration.mcpServers[denied.server];
+      throw new CharterError(
+        "TOOL_REFERENCE_DENIED",
+        `'${denied.reference}' in the agent's tools is excluded by the toolsAllowed/toolsDenied of MCP server '${denied.server}': remove it from tools or from the server's filter`,
+        {
+          details: {
+            key: "tools",
+            reference: denied.reference,
+            server: denied.server,
+            agent: agent.id,
+            toolsAllowed: definition?.toolsAllowed ?? null,
+            toolsDenied: definition?.toolsDenied ?? null,
+          },
+        },
+      );
+    }
     const unknown = started.unmatched.find((reference) => !offered.has(reference));
     if (unknown !== undefined) {
       throw new CharterError(

@@ -4,6 +4,7 @@ import type { RuntimeEnvironment } from "../foundation/environment.js";
 import { createMcpSource } from "../tools/sources/mcp-source.js";
 import { createRestToolSource, restToolPrefix } from "../tools/sources/rest-tool-source.js";
 import type { RegisteredTool, ToolSource } from "../tools/tool-definition.js";
+import { createToolNameFilter } from "../tools/tool-name-filter.js";
 
 /**
  * Starts the tool sources an agent's `tools` list names and returns the tools it selected:
@@ -13,12 +14,18 @@ import type { RegisteredTool, ToolSource } from "../tools/tool-definition.js";
  * (MCP_SERVER_FAILED for a server) is thrown: never a silently empty tool list. `unmatched` lists, in order,
  * the references that selected nothing here (no such server or REST tool, or a `<server>__<tool>` the server
  * does not offer): the caller checks them against the tools it adds (built-ins, sub-agents, function tools).
+ * `denied` lists those of them that the server's `toolsAllowed`/`toolsDenied` exclude.
  */
 export async function startToolSources(
   toolReferences: readonly string[],
   configuration: Configuration,
   options: { readonly cwd: string; readonly environment: RuntimeEnvironment },
-): Promise<{ sources: ToolSource[]; tools: RegisteredTool[]; unmatched: string[] }> {
+): Promise<{
+  sources: ToolSource[];
+  tools: RegisteredTool[];
+  unmatched: string[];
+  denied: { reference: string; server: string }[];
+}> {
   const servers = configuration.mcpServers;
   const restTools = configuration.restTools;
   const wanted = new Map<string, Set<string> | "all">();
@@ -84,7 +91,28 @@ export async function startToolSources(
       !Object.hasOwn(restTools, restNameOf(reference)) &&
       !selected.has(reference),
   );
-  return { sources, tools, unmatched };
+  return { sources, tools, unmatched, denied: deniedReferences(unmatched, servers) };
+}
+
+/**
+ * The unmatched `<server>__<tool>` references that the server's own `toolsAllowed`/`toolsDenied` exclude: the
+ * configuration removed them on purpose, which is a different mistake from naming a tool that does not exist.
+ */
+function deniedReferences(
+  unmatched: readonly string[],
+  servers: Configuration["mcpServers"],
+): { reference: string; server: string }[] {
+  const denied: { reference: string; server: string }[] = [];
+  for (const reference of unmatched) {
+    const separator = reference.indexOf("__");
+    if (separator <= 0) continue;
+    const server = reference.slice(0, separator);
+    const definition = Object.hasOwn(servers, server) ? servers[server] : undefined;
+    if (definition === undefined) continue;
+    if (!createToolNameFilter(definition)(reference.slice(separator + 2), reference))
+      denied.push({ reference, server });
+  }
+  return denied;
 }
 
 /** The REST tool a reference may name: `rest__<name>` or a bare `<name>`. */

@@ -111,12 +111,15 @@ function decide(state: SessionState, now: number, context: SessionContext): Term
   // 2. Budgets: the retry budget of a turn, the provider's quota, and — only when another inference
   //    would be needed — the inference and token budgets.
   if (violation?.kind === "attempts_exhausted") {
+    // A run that never reached its model keeps the outcome class (its attempts were spent) but says so in its
+    // code and its report's reason (docs/architecture.md, decisions).
     return failure(
       "FAILED_BUDGET_EXHAUSTED",
       "max_retries",
       violation.code,
       violation.detail,
-      "max_retries_exhausted",
+      violation.code === "MODEL_UNREACHABLE" ? "model_unreachable" : "max_retries_exhausted",
+      violation.details,
     );
   }
   if (violation?.kind === "fatal_model_error" && violation.code === "MODEL_QUOTA_EXCEEDED") {
@@ -263,6 +266,12 @@ function failure(
   code: ErrorCode,
   message: string,
   reason: string,
+  details?: Readonly<Record<string, unknown>>,
 ): TerminalDecision {
-  return { outcome, predicate, error: { code, message }, reason };
+  return {
+    outcome,
+    predicate,
+    error: details === undefined ? { code, message } : { code, message, details },
+    reason,
+  };
 }

@@ -6,7 +6,7 @@ import { eventFlags } from "./event-flags.js";
 import { retryNotices } from "./retry-notices.js";
 import type { SessionContext } from "./session-context.js";
 import type { AttemptRecord } from "./session-event.js";
-import type { SessionState } from "./session-state.js";
+import type { PendingViolation, SessionState } from "./session-state.js";
 import { EntryCollector, type TransitionOutput } from "./transition-output.js";
 import { retryOrStop, stopTurn } from "./turn-retry.js";
 import { validateCalls } from "./validate-calls.js";
@@ -140,12 +140,22 @@ export function handleInference(
       const limited = new Map(state.rateLimitedUntil);
       limited.set(attempt.targetIndex, now + delay);
       next = { ...next, consecutiveRateLimits: consecutive, rateLimitedUntil: limited };
+    } else if (transientClasses.has(failure.errorClass)) {
+      // Seed 000 moves to the next target at once; when the next free target is this same one (a single target,
+      // or every target failing), it rests 1 s, 2 s, 4 s ... first, instead of being hit again within milliseconds.
+      const limited = new Map(next.rateLimitedUntil);
+      const until = now + rateLimitDelayMs(state.attemptInTurn, null);
+      limited.set(attempt.targetIndex, Math.max(limited.get(attempt.targetIndex) ?? 0, until));
+      next = { ...next, rateLimitedUntil: limited };
     }
-    return retryOrStop(next, now, context, collector, null, {
-      kind: "attempts_exhausted",
-      code: "MODEL_ATTEMPTS_EXHAUSTED",
-      detail: `all ${contract.max_retries} attempts of turn ${state.turn} failed; last: ${failure.code}`,
-    });
+    return retryOrStop(
+      next,
+      now,
+      context,
+      collector,
+      null,
+      exhaustedViolation(next, failure, contract.max_retries),
+    );
   }
 
   if (adapter === null || adapter.canonical_message === null || adapter.status === "rejected") {
@@ -185,6 +195,41 @@ export function handleInference(
   }
 
   return validateCalls(next, now, context, collector, adapter.canonical_message, adapter.rejected_calls);
+}
+
+/** Failures of the connection or the provider's side, after which the same target is given a rest. */
+const transientClasses: ReadonlySet<string> = new Set(["network", "timeout", "server"]);
+
+/**
+ * Why the turn stops when its last attempt failed: a run none of whose attempts ever got an HTTP answer never
+ * reached its model (`MODEL_UNREACHABLE`, naming the URL and the system error), anything else exhausted its
+ * attempts.
+ */
+function exhaustedViolation(
+  state: SessionState,
+  failure: NonNullable<AttemptRecord["failure"]>,
+  maxRetries: number,
+): PendingViolation {
+  const attempts = state.accounting.filter((entry) => entry.type === "llm");
+  if (attempts.every((entry) => entry.errorClass === "network")) {
+    const targets = [...new Set(attempts.map((entry) => `${entry.provider}/${entry.model}`))];
+    return {
+      kind: "attempts_exhausted",
+      code: "MODEL_UNREACHABLE",
+      detail: `the model was never reached: ${attempts.length} attempt(s), none got an answer; last: ${failure.message}`,
+      details: {
+        targets,
+        attempts: attempts.length,
+        ...(failure.url !== undefined ? { url: failure.url } : {}),
+        ...(failure.networkCause !== undefined ? { networkCause: failure.networkCause } : {}),
+      },
+    };
+  }
+  return {
+    kind: "attempts_exhausted",
+    code: "MODEL_ATTEMPTS_EXHAUSTED",
+    detail: `all ${maxRetries} attempts of turn ${state.turn} failed; last: ${failure.code}: ${failure.message}`,
+  };
 }
 
 function costOf(pricing: ModelPricing | null, usage: ModelUsage | null): { costUsd?: number } {

@@ -93,6 +93,7 @@ export async function performInference(
         message: failure.message,
         statusCode: failure.statusCode,
         retryAfterMs: failure.retryAfterMs,
+        ...networkFacts(failure.details),
       },
       txnId,
     };
@@ -139,5 +140,13 @@ export async function performInference(
     adapterResult,
     failure: null,
     txnId,
+  };
+}
+
+/** The URL and system error a network failure names, when the client found them (absent keys otherwise). */
+function networkFacts(details: Readonly<Record<string, unknown>>): { url?: string; networkCause?: string } {
+  return {
+    ...(typeof details.url === "string" ? { url: details.url } : {}),
+    ...(typeof details.networkCause === "string" ? { networkCause: details.networkCause } : {}),
   };
 }

@@ -30,6 +30,9 @@ export interface AttemptRecord {
     readonly message: string;
     readonly statusCode: number | null;
     readonly retryAfterMs: number | null;
+    /** For a connection that got no HTTP answer: the URL tried and the system error (`ECONNREFUSED 127.0.0.1:9`). */
+    readonly url?: string;
+    readonly networkCause?: string;
   } | null;
   readonly txnId: string;
 }

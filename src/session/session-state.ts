@@ -40,7 +40,12 @@ export type PendingViolation =
   | { readonly kind: "malformed_exhausted"; readonly detail: string }
   | { readonly kind: "no_tools_exhausted" }
   | { readonly kind: "report_invalid_exhausted"; readonly code: ErrorCode; readonly detail: string }
-  | { readonly kind: "attempts_exhausted"; readonly code: ErrorCode; readonly detail: string }
+  | {
+      readonly kind: "attempts_exhausted";
+      readonly code: ErrorCode;
+      readonly detail: string;
+      readonly details?: Readonly<Record<string, unknown>>;
+    }
   | { readonly kind: "fatal_model_error"; readonly code: ErrorCode; readonly detail: string }
   | { readonly kind: "invalid_tool_result"; readonly detail: string };
 

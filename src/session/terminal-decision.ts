@@ -5,7 +5,11 @@ import type { ErrorCode } from "../foundation/error-codes.js";
 export interface TerminalDecision {
   readonly outcome: AgentOutcome;
   readonly predicate: string;
-  readonly error: { readonly code: ErrorCode; readonly message: string } | null;
+  readonly error: {
+    readonly code: ErrorCode;
+    readonly message: string;
+    readonly details?: Readonly<Record<string, unknown>>;
+  } | null;
   /** For synthetic reports: the machine-readable reason, e.g. `max_turns_exhausted`. */
   readonly reason: string;
 }

@@ -42,6 +42,37 @@ describe("classifyModelError", () => {
     });
   });
 
+  it("names the URL and the host that did not resolve (ENOTFOUND), in the message and in details", () => {
+    // The shape Node gives a failed DNS lookup, under the AI SDK's error for the request.
+    const lookup = Object.assign(new Error("getaddrinfo ENOTFOUND api.example.invalid"), {
+      code: "ENOTFOUND",
+      syscall: "getaddrinfo",
+      hostname: "api.example.invalid",
+    });
+    const error = classifyAiSdkError(
+      apiCallError({ url: "https://api.example.invalid/v1/chat/completions", cause: lookup }),
+      { now, target: "remote/m" },
+    );
+    expect(error.message).toBe(
+      "model call to remote/m could not reach https://api.example.invalid/v1/chat/completions (ENOTFOUND api.example.invalid)",
+    );
+    expect(error.details).toMatchObject({
+      errorClass: "network",
+      url: "https://api.example.invalid/v1/chat/completions",
+      networkCause: "ENOTFOUND api.example.invalid",
+    });
+  });
+
+  it("without a system error code, names the transport's own reason (fetch refusing a port)", () => {
+    const error = classifyAiSdkError(
+      apiCallError({ url: "http://127.0.0.1:9/v1/chat/completions", cause: new Error("bad port") }),
+      { now },
+    );
+    expect(error.message).toBe(
+      "model call could not reach http://127.0.0.1:9/v1/chat/completions (bad port)",
+    );
+  });
+
   it("treats undici header and body timeouts as timeouts", () => {
     const error = apiCallError({ cause: withCode("UND_ERR_HEADERS_TIMEOUT") });
     expect(classifyModelError(error, { now }).errorClass).toBe("timeout");

@@ -156,6 +156,15 @@ describe("model error classification over real HTTP", () => {
     });
     const error = await client.generate(request()).catch((caught: unknown) => caught);
     expect((error as ModelCallError).errorClass).toBe("network");
+    // It names where it went and what the network said, in the message and in details.
+    const url = `http://127.0.0.1:${port}/v1/chat/completions`;
+    expect((error as ModelCallError).message).toBe(
+      `model call to local/m could not reach ${url} (ECONNREFUSED 127.0.0.1:${port})`,
+    );
+    expect((error as ModelCallError).details).toMatchObject({
+      url,
+      networkCause: `ECONNREFUSED 127.0.0.1:${port}`,
+    });
   });
 
   it("a delay beyond the client timeout is a timeout", async () => {

@@ -286,7 +286,41 @@ describe("seed 000 §5 errors", () => {
       "m1:ok",
     ]);
     expect(run.requests.map((request) => request.model)).toEqual(["m0", "m1", "m1", "m1"]);
-    expect(run.environment.slept).toEqual([]);
+    // m1 is then the only free target: after its failures at attempts 2 and 3 it rests 2 s, then 4 s.
+    expect(run.environment.slept).toEqual([2000, 4000]);
+  });
+
+  it("one target that cannot be reached is retried with backoff, and the run says the model was never reached", async () => {
+    const run = await runScripted({
+      settings: { maxRetries: 3 },
+      script: [{ kind: "disconnect" }, { kind: "disconnect" }, { kind: "disconnect" }],
+    });
+    // 1 s after the first failure, 2 s after the second: never a retry within milliseconds.
+    expect(run.environment.slept).toEqual([1000, 2000]);
+    expect(run.result.outcome).toBe("FAILED_BUDGET_EXHAUSTED");
+    expect(run.result.error).toMatchObject({
+      code: "MODEL_UNREACHABLE",
+      details: { targets: ["scripted/m0"], attempts: 3, url: expect.stringContaining("/chat/completions") },
+    });
+    expect(run.result.error?.message).toContain("never reached");
+    expect(run.result.finalReport).toMatchObject({
+      status: "failure",
+      source: "synthetic",
+      metadata: { reason: "model_unreachable" },
+    });
+  });
+
+  it("a run whose model answered once is not 'unreachable' when a later turn's attempts all fail", async () => {
+    const run = await runScripted({
+      settings: { maxRetries: 2, maxTurns: 3 },
+      script: [
+        { kind: "tool_calls", calls: [call("lookup", { key: "a" })] },
+        { kind: "disconnect" },
+        { kind: "disconnect" },
+      ],
+    });
+    expect(run.result.error?.code).toBe("MODEL_ATTEMPTS_EXHAUSTED");
+    expect(run.result.finalReport?.metadata).toMatchObject({ reason: "max_retries_exhausted" });
   });
 
   it("a rate limit without Retry-After backs off exponentially from 1 s", async () => {

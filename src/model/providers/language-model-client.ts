@@ -113,6 +113,7 @@ export function createLanguageModelClient(options: LanguageModelClientOptions): 
           rawResponse: classified.rawResponse,
           partialResponse: interruption.partialResponse,
           cause: classified.cause ?? interruption.failure,
+          details: classified.details,
         });
       } finally {
         clearTimeout(timer);

@@ -1,20 +1,27 @@
 #!/usr/bin/env node
-import { dirname } from "node:path";
-import { runCli } from "./run-cli.js";
+// The `charter` binary's entry. Charter's native module (better-sqlite3) does not report an older Node: on
+// Node 20 it ends the process with a segmentation fault, which no error handler can catch. So this file checks
+// the Node version before anything else is loaded: it imports nothing statically, uses no syntax newer than
+// ES2017 (TypeScript emits it as written, and an old Node must be able to parse it) and loads the CLI with a
+// dynamic import only once the version is known to be supported. The minimum is package.json's `engines`.
+const minimumMajor = 22;
+const minimumMinor = 12;
+const running = process.versions.node;
+const parts = running.split(".");
+const major = Number(parts[0]);
+const minor = Number(parts[1]);
 
-// The binary: everything testable lives in run-cli.ts; this file only binds it to the process.
-const controller = new AbortController();
-process.once("SIGINT", () => controller.abort());
-process.once("SIGTERM", () => controller.abort());
-// The binary directory is that of the path this script was started by, as given (Node makes it absolute but
-// keeps symlinks): for the npm bin link `node_modules/.bin/charter` or `/usr/local/bin/charter`, the link's
-// directory; for `node dist/cli/main.js`, `dist/cli`. So a symlinked `charter` can carry its own configuration.
-const script = process.argv[1];
-const exitCode = await runCli(process.argv.slice(2), {
-  stdout: process.stdout,
-  stderr: process.stderr,
-  stdin: process.stdin,
-  signal: controller.signal,
-  ...(script !== undefined ? { binaryDirectory: dirname(script) } : {}),
-});
-process.exitCode = exitCode;
+if (major < minimumMajor || (major === minimumMajor && minor < minimumMinor)) {
+  process.stderr.write(
+    `charter needs Node >= ${minimumMajor}.${minimumMinor} (this is Node ${running}).\n` +
+      "Install Node 24 (https://nodejs.org/en/download, or `nvm install 24`) and run charter with it.\n" +
+      "In a clone of Charter, `npm install` also installs Node 24 for the project's scripts: " +
+      "`npm run charter -- <arguments>` runs charter on it.\n",
+  );
+  // 4: invalid input, as for any other environment charter cannot run in.
+  process.exitCode = 4;
+} else {
+  import("./start-cli.js").then((cli) => cli.startCli());
+}
+
+export {};

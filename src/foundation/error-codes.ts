@@ -10,6 +10,10 @@ export const errorCodes = [
   "ENVIRONMENT_VARIABLE_UNRESOLVED",
   "CONTRACT_INVALID",
   "CONTRACT_PROVENANCE_MISSING",
+  // The library used in a way this package cannot serve: a schema of an unsupported zod major version, or
+  // `require("charter")` (an ES module whose graph awaits at its top level).
+  "ZOD_VERSION_UNSUPPORTED",
+  "REQUIRE_UNSUPPORTED",
   // Tool servers that cannot start or list their tools, and tools that do not exist (exit 3).
   "MCP_SERVER_FAILED",
   "TOOL_REFERENCE_UNKNOWN",

@@ -1,14 +1,29 @@
-import { runDemo } from "../demo/run-demo.js";
-import { finalReportText } from "../session/final-report.js";
 import type { CliStreams } from "./cli-streams.js";
+import { defineCommand, type FlagValues } from "./command-declaration.js";
 import { exitCodeForResult, exitCodes } from "./exit-code.js";
 import { createProgressReporter } from "./progress-reporter.js";
+import { sharedFlags } from "./shared-flags.js";
+
+const flags = {
+  json: { ...sharedFlags.json, description: "Print the result and its verification as JSON." },
+  "runs-dir": sharedFlags["runs-dir"],
+} as const;
 
 /** `charter demo`: runs the bundled agent and prints the report, outcome, accounting and verification. */
-export async function demoCommand(
-  values: { json?: boolean; "runs-dir"?: string },
-  streams: CliStreams,
-): Promise<number> {
+export const demoCommand = defineCommand({
+  name: "demo",
+  summary: "Run the bundled demo agent (no API key needed) and verify its transcript",
+  description:
+    "Runs a bundled agent against a scripted model and a bundled tool server, then prints its report, outcome, accounting and transcript verification: a check that the installation works.",
+  positionals: [],
+  flags,
+  examples: ["charter demo", "charter demo --json --runs-dir /tmp/charter-runs"],
+  run: (_positionals, values, streams) => runTheDemo(values, streams),
+});
+
+async function runTheDemo(values: FlagValues<typeof flags>, streams: CliStreams): Promise<number> {
+  const { runDemo } = await import("../demo/run-demo.js");
+  const { finalReportText } = await import("../session/final-report.js");
   const progress = values.json ? undefined : createProgressReporter(streams.stderr as NodeJS.WriteStream);
   const { result, verification } = await runDemo({
     ...(values["runs-dir"] !== undefined ? { runsDirectory: values["runs-dir"] } : {}),

@@ -1,6 +1,3 @@
-import { systemEnvironment } from "../foundation/environment.js";
-import { selectRunStore } from "../runner/select-run-store.js";
-import { openRunStore } from "../store/open-run-store.js";
 import type { RunStore } from "../store/run-store.js";
 
 /**
@@ -12,6 +9,9 @@ export async function openCliStore(
   values: { store?: string; config?: string },
   streams: { readonly binaryDirectory?: string },
 ): Promise<RunStore> {
+  const { systemEnvironment } = await import("../foundation/environment.js");
+  const { selectRunStore } = await import("../runner/select-run-store.js");
+  const { openRunStore } = await import("../store/open-run-store.js");
   const location = await selectRunStore({
     store: values.store,
     ...(values.config !== undefined ? { configPath: values.config } : {}),

@@ -3,12 +3,12 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { CharterError } from "../foundation/charter-error.js";
 import type { ReplayReport } from "../runner/replay-report.js";
-import { replayRunDirectory } from "../runner/replay-run-directory.js";
-import { replayStoredRun } from "../runner/replay-stored-run.js";
 import type { NotReExecutedReason } from "../runner/replay-tool-calls.js";
 import type { CliStreams } from "./cli-streams.js";
+import { defineCommand, type FlagValues } from "./command-declaration.js";
 import { exitCodes } from "./exit-code.js";
 import { openCliStore } from "./open-cli-store.js";
+import { sharedFlags } from "./shared-flags.js";
 
 /** A run id: the run store first, then the runs directory. */
 async function replayById(
@@ -16,6 +16,8 @@ async function replayById(
   values: { "runs-dir"?: string; store?: string; config?: string; "live-tools"?: boolean },
   streams: CliStreams,
 ) {
+  const { replayStoredRun } = await import("../runner/replay-stored-run.js");
+  const { replayRunDirectory } = await import("../runner/replay-run-directory.js");
   const store = await openCliStore(values, streams);
   try {
     if ((await store.getRun(runId)) !== null)
@@ -39,12 +41,37 @@ function liveToolsNeedTheStore(target: string): CharterError {
   );
 }
 
+const flags = {
+  "live-tools": {
+    type: "boolean",
+    default: false,
+    description:
+      "Call the read-only and idempotent tools again and compare their answers with the record (run store runs only).",
+  },
+  json: { ...sharedFlags.json, description: "Print the replay report as JSON." },
+  "runs-dir": sharedFlags["runs-dir"],
+  store: sharedFlags.store,
+  config: sharedFlags.config,
+} as const;
+
 /** `charter replay <run-id|run-dir>`: re-runs a recorded run with no network and compares every entry. */
-export async function replayCommand(
+export const replayCommand = defineCommand({
+  name: "replay",
+  summary: "Re-run a recorded run offline and compare every entry",
+  description:
+    "Re-runs a recorded run with the model answers and tool results from its record, with no network, and reports the first entry that diverges. Exit 0 when the replay matches the record, 1 when not.",
+  positionals: [{ name: "run-dir|run-id", description: "A run directory, or the id of a run." }],
+  flags,
+  examples: ["charter replay 01JD8X3K2M", "charter replay 01JD8X3K2M --live-tools --json"],
+  run: replayRun,
+});
+
+async function replayRun(
   positionals: readonly string[],
-  values: { json?: boolean; "runs-dir"?: string; store?: string; config?: string; "live-tools"?: boolean },
+  values: FlagValues<typeof flags>,
   streams: CliStreams,
 ): Promise<number> {
+  const { replayRunDirectory } = await import("../runner/replay-run-directory.js");
   const [target] = positionals;
   if (target === undefined) {
     throw new CharterError("ARGUMENT_INVALID", "charter replay needs a run directory or run id", {

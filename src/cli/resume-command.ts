@@ -1,23 +1,50 @@
 import { CharterError } from "../foundation/charter-error.js";
-import { resumeStoredRun } from "../runner/resume-stored-run.js";
-import { finalReportText } from "../session/final-report.js";
 import type { CliStreams } from "./cli-streams.js";
+import { defineCommand, type FlagValues } from "./command-declaration.js";
 import { exitCodeForResult } from "./exit-code.js";
 import { runStopText } from "./run-stop-text.js";
+import { sharedFlags } from "./shared-flags.js";
+
+const flags = {
+  approve: {
+    type: "string",
+    multiple: true,
+    valueName: "CALL-ID",
+    defaultText: "none",
+    description: "Approve this pending tool call (its id from the stop message or runs show).",
+  },
+  deny: {
+    type: "string",
+    multiple: true,
+    valueName: "CALL-ID",
+    defaultText: "none",
+    description: "Deny this pending tool call: the model is told it was denied.",
+  },
+  json: { ...sharedFlags.json, description: "Print the whole result as JSON." },
+  store: sharedFlags.store,
+  config: sharedFlags.config,
+  "runs-dir": sharedFlags["runs-dir"],
+} as const;
 
 /** `charter resume <run-id> [--approve <call-id>]... [--deny <call-id>]...`. */
-export async function resumeCommand(
+export const resumeCommand = defineCommand({
+  name: "resume",
+  summary: "Continue a stopped run, approving or denying its pending tool calls",
+  description:
+    "Continues a run from the run store where it stopped (awaiting approval, interrupted, or a process that died), with the same contract, and prints its report as charter run does.",
+  positionals: [{ name: "run-id", description: "The run to continue." }],
+  flags,
+  examples: ["charter resume 01JD8X3K2M --approve call_1", "charter resume 01JD8X3K2M --deny call_2 --json"],
+  run: resumeRun,
+});
+
+async function resumeRun(
   positionals: readonly string[],
-  values: {
-    json?: boolean;
-    store?: string;
-    config?: string;
-    approve?: string[];
-    deny?: string[];
-    "runs-dir"?: string;
-  },
+  values: FlagValues<typeof flags>,
   streams: CliStreams,
 ): Promise<number> {
+  const { resumeStoredRun } = await import("../runner/resume-stored-run.js");
+  const { finalReportText } = await import("../session/final-report.js");
   const [runId] = positionals;
   if (runId === undefined) {
     throw new CharterError("ARGUMENT_INVALID", "charter resume needs a run id", {

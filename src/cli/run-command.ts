@@ -1,41 +1,70 @@
 import { CharterError } from "../foundation/charter-error.js";
-import { runAgent } from "../runner/run-agent.js";
 import type { CharterEvent } from "../session/charter-event.js";
-import { finalReportText } from "../session/final-report.js";
 import type { CliStreams } from "./cli-streams.js";
+import { defineCommand, type FlagValues } from "./command-declaration.js";
 import { exitCodeForResult } from "./exit-code.js";
 import { createProgressReporter } from "./progress-reporter.js";
 import { runStopText } from "./run-stop-text.js";
+import { sharedFlags } from "./shared-flags.js";
+
+const flags = {
+  config: sharedFlags.config,
+  set: {
+    type: "string",
+    multiple: true,
+    valueName: "key=value",
+    defaultText: "none",
+    description:
+      "Override one configuration or frontmatter setting for this run (maxTurns=3, models=local/m).",
+  },
+  stream: {
+    type: "boolean",
+    default: false,
+    description: "Print the answer on stdout as it arrives, and reasoning and tool calls on stderr.",
+  },
+  json: { ...sharedFlags.json, description: "Print the whole result (outcome, report, accounting) as JSON." },
+  "runs-dir": sharedFlags["runs-dir"],
+  store: sharedFlags.store,
+} as const;
 
 /** `charter run <agent.md> [prompt|-]`: the report on stdout (or the whole result with --json). */
-export async function runCommand(
+export const runCommand = defineCommand({
+  name: "run",
+  summary: "Run an agent on a prompt and print its report",
+  description:
+    "Runs the agent file on the prompt under its contract, records the run in the run store and its transcript in the runs directory, and prints the final report on stdout (progress on stderr). The exit code says how it ended.",
+  positionals: [
+    { name: "agent.md", description: "The agent file: Markdown with a YAML frontmatter." },
+    {
+      name: "prompt|-",
+      optional: true,
+      description: "The task; '-' or nothing reads it from stdin (quote it when it has spaces).",
+    },
+  ],
+  flags,
+  examples: [
+    'charter run agent.md "Summarise the open issues"',
+    "echo 'List the files' | charter run agent.md - --json",
+    "charter run agent.md 'Plan the release' --set maxTurns=5 --stream",
+  ],
+  run: runAgentCommand,
+});
+
+async function runAgentCommand(
   positionals: readonly string[],
-  values: {
-    config?: string;
-    set?: string[];
-    json?: boolean;
-    stream?: boolean;
-    "runs-dir"?: string;
-    store?: string;
-  },
+  values: FlagValues<typeof flags>,
   streams: CliStreams,
 ): Promise<number> {
-  const [agentPath, promptArgument, ...extra] = positionals;
+  const { runAgent } = await import("../runner/run-agent.js");
+  const { finalReportText } = await import("../session/final-report.js");
+  // More than two arguments never reach here: the parser rejects them (quote the prompt).
+  const [agentPath, promptArgument] = positionals;
   if (agentPath === undefined) {
     throw new CharterError(
       "ARGUMENT_INVALID",
       "charter run needs an agent file: charter run <agent.md> [prompt|-]",
       {
         details: { argument: "agent" },
-      },
-    );
-  }
-  if (extra.length > 0) {
-    throw new CharterError(
-      "ARGUMENT_INVALID",
-      `unexpected arguments: ${extra.join(" ")} (quote the prompt)`,
-      {
-        details: { argument: "prompt" },
       },
     );
   }

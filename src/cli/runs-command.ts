@@ -1,17 +1,45 @@
 import { CharterError } from "../foundation/charter-error.js";
-import { readPendingApprovals } from "../runner/read-pending-approvals.js";
 import type { CliStreams } from "./cli-streams.js";
+import { defineCommand, type FlagValues } from "./command-declaration.js";
 import { exitCodes } from "./exit-code.js";
 import { openCliStore } from "./open-cli-store.js";
 import { pendingApprovalText } from "./pending-approval-text.js";
+import { sharedFlags } from "./shared-flags.js";
 import { type StoredRunSummary, storedRunSummary } from "./stored-run-summary.js";
 
+const flags = {
+  limit: {
+    type: "string",
+    valueName: "N",
+    default: "50",
+    description: "runs list: at most this many runs, newest first.",
+  },
+  json: sharedFlags.json,
+  store: sharedFlags.store,
+  config: sharedFlags.config,
+} as const;
+
 /** `charter runs list` and `charter runs show <run-id>`: what the run store holds. */
-export async function runsCommand(
+export const runsCommand = defineCommand({
+  name: "runs",
+  summary: "List the runs in the run store, or show one",
+  description:
+    "runs list prints one line per run (id, agent, status, outcome, turns, tools, tokens, cost, duration, chain head), newest first; runs show prints one run's summary, its final report and its pending approvals.",
+  positionals: [
+    { name: "list|show", description: "list: the runs; show: one run." },
+    { name: "run-id", optional: true, description: "runs show: the run to show." },
+  ],
+  flags,
+  examples: ["charter runs list --limit 10", "charter runs show 01JD8X3K2M --json"],
+  run: listOrShowRuns,
+});
+
+async function listOrShowRuns(
   positionals: readonly string[],
-  values: { json?: boolean; store?: string; config?: string; limit?: string },
+  values: FlagValues<typeof flags>,
   streams: CliStreams,
 ): Promise<number> {
+  const { readPendingApprovals } = await import("../runner/read-pending-approvals.js");
   const [subcommand, runId] = positionals;
   const store = await openCliStore(values, streams);
   try {

@@ -2,11 +2,11 @@ import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { CharterError } from "../foundation/charter-error.js";
-import { verifyStoredRun } from "../store/verify-stored-run.js";
-import { verifyRunDirectory } from "../transcript/verify-transcript.js";
 import type { CliStreams } from "./cli-streams.js";
+import { defineCommand, type FlagValues } from "./command-declaration.js";
 import { exitCodes } from "./exit-code.js";
 import { openCliStore } from "./open-cli-store.js";
+import { sharedFlags } from "./shared-flags.js";
 
 /** A run id: the run store first, then the runs directory. */
 async function verifyById(
@@ -14,6 +14,8 @@ async function verifyById(
   values: { "runs-dir"?: string; store?: string; config?: string },
   streams: CliStreams,
 ) {
+  const { verifyStoredRun } = await import("../store/verify-stored-run.js");
+  const { verifyRunDirectory } = await import("../transcript/verify-transcript.js");
   const store = await openCliStore(values, streams);
   try {
     if ((await store.getRun(runId)) !== null) return await verifyStoredRun(store, runId);
@@ -23,12 +25,31 @@ async function verifyById(
   return verifyRunDirectory(join(values["runs-dir"] ?? join(homedir(), ".charter", "runs"), runId));
 }
 
+const flags = {
+  json: { ...sharedFlags.json, description: "Print the verification report as JSON." },
+  "runs-dir": sharedFlags["runs-dir"],
+  store: sharedFlags.store,
+  config: sharedFlags.config,
+} as const;
+
 /** `charter verify <run-dir|run-id>`: recomputes the chain and names the first bad entry. */
-export async function verifyCommand(
+export const verifyCommand = defineCommand({
+  name: "verify",
+  summary: "Check that a run's transcript is intact",
+  description:
+    "Recomputes the hash chain of a run's transcript and its contract hash, and names the first entry that does not match. A run id is looked up in the run store, then in the runs directory. Exit 0 when intact, 1 when not.",
+  positionals: [{ name: "run-dir|run-id", description: "A run directory, or the id of a run." }],
+  flags,
+  examples: ["charter verify 01JD8X3K2M", "charter verify ~/.charter/runs/01JD8X3K2M --json"],
+  run: verifyRun,
+});
+
+async function verifyRun(
   positionals: readonly string[],
-  values: { json?: boolean; "runs-dir"?: string; store?: string; config?: string },
+  values: FlagValues<typeof flags>,
   streams: CliStreams,
 ): Promise<number> {
+  const { verifyRunDirectory } = await import("../transcript/verify-transcript.js");
   const [target] = positionals;
   if (target === undefined) {
     throw new CharterError("ARGUMENT_INVALID", "charter verify needs a run directory or run id", {

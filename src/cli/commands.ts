@@ -1,0 +1,17 @@
+import type { CommandDeclaration } from "./command-declaration.js";
+import { demoCommand } from "./demo-command.js";
+import { replayCommand } from "./replay-command.js";
+import { resumeCommand } from "./resume-command.js";
+import { runCommand } from "./run-command.js";
+import { runsCommand } from "./runs-command.js";
+import { verifyCommand } from "./verify-command.js";
+
+/** Every `charter` command, in the order `charter --help` lists them. A new command is one more entry here. */
+export const commands: readonly CommandDeclaration[] = [
+  runCommand,
+  resumeCommand,
+  runsCommand,
+  verifyCommand,
+  replayCommand,
+  demoCommand,
+];

@@ -1,4 +1,4 @@
-import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
+import { createRequire } from "node:module";
 import type { AgentMessage } from "../contract/agent-message.js";
 import type { ModelToolSpec } from "./model-client.js";
 
@@ -10,6 +10,21 @@ export const toolOverheadTokens = 8;
 // Text from models and tools may contain special-token spellings such as "<|endoftext|>"; they are
 // counted as ordinary text instead of making the tokenizer throw.
 const encodeOptions = { disallowedSpecial: new Set<string>() };
+
+type CountTokens = (text: string, options: typeof encodeOptions) => number;
+let loadedCountTokens: CountTokens | undefined;
+
+/**
+ * The o200k_base encoding's tables are the largest thing Charter loads (tens of MB, most of a second of CPU on a
+ * busy machine): they are loaded on the first count, synchronously (counting is synchronous), so commands that
+ * count nothing never pay for them.
+ */
+function countTokens(text: string, options: typeof encodeOptions): number {
+  loadedCountTokens ??= (
+    createRequire(import.meta.url)("gpt-tokenizer/encoding/o200k_base") as { countTokens: CountTokens }
+  ).countTokens;
+  return loadedCountTokens(text, options);
+}
 const shortTextLimit = 32;
 const rememberedTextLimit = 1024;
 

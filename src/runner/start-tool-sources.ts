@@ -1,7 +1,6 @@
 import type { Configuration } from "../config/configuration-schema.js";
 import { CharterError } from "../foundation/charter-error.js";
 import type { RuntimeEnvironment } from "../foundation/environment.js";
-import { createMcpSource } from "../tools/sources/mcp-source.js";
 import { createRestToolSource, restToolPrefix } from "../tools/sources/rest-tool-source.js";
 import type { RegisteredTool, ToolSource } from "../tools/tool-definition.js";
 import { createToolNameFilter } from "../tools/tool-name-filter.js";
@@ -62,9 +61,16 @@ export async function startToolSources(
     }
     // Anything else is returned as unmatched (it may name a built-in, a sub-agent or a function tool).
   }
-  const sources: ToolSource[] = [...wanted.keys()].map((name) =>
-    createMcpSource(name, servers[name]!, { cwd: options.cwd, environment: options.environment }),
-  );
+  const sources: ToolSource[] = [];
+  if (wanted.size > 0) {
+    // The MCP SDK is loaded only when an MCP server is used: it is one of the largest things Charter could load.
+    const { createMcpSource } = await import("../tools/sources/mcp-source.js");
+    for (const name of wanted.keys()) {
+      sources.push(
+        createMcpSource(name, servers[name]!, { cwd: options.cwd, environment: options.environment }),
+      );
+    }
+  }
   if (selectedRest.size > 0) {
     sources.push(
       createRestToolSource(Object.fromEntries([...selectedRest].map((name) => [name, restTools[name]!]))),

@@ -1,14 +1,8 @@
 import type { FetchFunction } from "@ai-sdk/provider-utils";
 import { type RuntimeEnvironment, systemEnvironment } from "../../foundation/environment.js";
 import type { ModelClient } from "../model-client.js";
-import { anthropicAdapter } from "./anthropic-provider.js";
-import { googleAdapter } from "./google-provider.js";
 import { createLanguageModelClient } from "./language-model-client.js";
 import type { ModelConnection, ProviderAdapterInput } from "./model-connection.js";
-import { ollamaAdapter } from "./ollama-provider.js";
-import { openAICompatibleAdapter } from "./openai-compatible-provider.js";
-import { openAIAdapter } from "./openai-provider.js";
-import { openRouterAdapter } from "./openrouter-provider.js";
 import type { ProviderAdapter } from "./provider-adapter.js";
 
 /** A configured `provider/model` target: `ResolvedModelTarget` from the configuration has this shape. */
@@ -29,15 +23,19 @@ export interface ModelClientOptions {
 
 const defaultTimeoutMs = 300_000;
 
-const adapters: Readonly<Record<ModelConnection["type"], (input: ProviderAdapterInput) => ProviderAdapter>> =
-  {
-    openai: openAIAdapter,
-    "openai-compatible": openAICompatibleAdapter,
-    anthropic: anthropicAdapter,
-    google: googleAdapter,
-    ollama: ollamaAdapter,
-    openrouter: openRouterAdapter,
-  };
+type AdapterFactory = (input: ProviderAdapterInput) => ProviderAdapter;
+
+// Each provider's AI SDK package is loaded when a client of that provider type makes its first call, not when
+// Charter starts: a run against one provider never loads the other five, and commands that call no model
+// (`--version`, `verify`, `runs list`) load none.
+const adapterLoaders: Readonly<Record<ModelConnection["type"], () => Promise<AdapterFactory>>> = {
+  openai: async () => (await import("./openai-provider.js")).openAIAdapter,
+  "openai-compatible": async () => (await import("./openai-compatible-provider.js")).openAICompatibleAdapter,
+  anthropic: async () => (await import("./anthropic-provider.js")).anthropicAdapter,
+  google: async () => (await import("./google-provider.js")).googleAdapter,
+  ollama: async () => (await import("./ollama-provider.js")).ollamaAdapter,
+  openrouter: async () => (await import("./openrouter-provider.js")).openRouterAdapter,
+};
 
 /**
  * The model client of one target, whatever its provider type: each speaks its provider's wire format
@@ -45,16 +43,20 @@ const adapters: Readonly<Record<ModelConnection["type"], (input: ProviderAdapter
  * classified `ModelCallError`, so every guarantee of the session holds for each.
  */
 export function createModelClient(target: ModelClientTarget, options: ModelClientOptions = {}): ModelClient {
-  const adapter = adapters[target.connection.type]({
+  const input: ProviderAdapterInput = {
     providerName: target.provider,
     model: target.model,
     connection: target.connection,
     ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
-  });
+  };
+  let adapter: Promise<ProviderAdapter> | undefined;
   return createLanguageModelClient({
     provider: target.provider,
     model: target.model,
-    adapter,
+    loadAdapter: () => {
+      adapter ??= adapterLoaders[target.connection.type]().then((create) => create(input));
+      return adapter;
+    },
     environment: options.environment ?? systemEnvironment,
     timeoutMs: options.timeoutMs ?? defaultTimeoutMs,
   });

@@ -13,7 +13,8 @@ export interface LanguageModelClientOptions {
   /** The provider's name in configuration, as in `provider/model`. */
   readonly provider: string;
   readonly model: string;
-  readonly adapter: ProviderAdapter;
+  /** The provider adapter, loaded (with its provider package) on the first call and reused after. */
+  readonly loadAdapter: () => Promise<ProviderAdapter>;
   /** The clock used for Retry-After dates and reset times. */
   readonly environment: RuntimeEnvironment;
   /** Client-side timeout of one call, streaming included. */
@@ -64,7 +65,7 @@ function toCallOptions(
  * `partialResponse`.
  */
 export function createLanguageModelClient(options: LanguageModelClientOptions): ModelClient {
-  const { adapter, environment, timeoutMs } = options;
+  const { loadAdapter, environment, timeoutMs } = options;
   const target = `${options.provider}/${options.model}`;
   const callIds = new CallIdAssigner(options.provider);
 
@@ -72,6 +73,7 @@ export function createLanguageModelClient(options: LanguageModelClientOptions): 
     provider: options.provider,
     model: options.model,
     async generate(request: ModelRequest): Promise<ModelResponse> {
+      const adapter = await loadAdapter();
       const callerSignal = request.abortSignal;
       const controller = new AbortController();
       let timedOut = false;

@@ -44,7 +44,8 @@ export function checkCommitBatch(batch: CommitBatch): void {
   if (covered === undefined || (covered.entry.state !== "COMMIT" && !beforeExecute)) {
     throw storeError(
       "batch_invalid",
-      "a checkpoint must cover a COMMIT entry written in the same batch (seed 003 INV-CP-001)",
+      // seed 003 INV-CP-001
+      "a checkpoint must cover a COMMIT entry (or, before tools execute, the entry before them) written in the same batch",
       { runId: batch.runId, seq: checkpoint.seq, state: covered?.entry.state ?? null },
     );
   }

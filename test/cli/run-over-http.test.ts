@@ -35,7 +35,8 @@ async function readTree(directory: string): Promise<string> {
 }
 
 describe("charter run against a real OpenAI-compatible HTTP server and a real MCP stdio server", () => {
-  it("runs a multi-turn tool session; --json prints exactly one AIAgentResult with seed-000 accounting fields", async () => {
+  // The accounting fields are seed 000 §7's.
+  it("runs a multi-turn tool session; --json prints exactly one AIAgentResult with its accounting entries", async () => {
     const files = await setUp(
       [
         { kind: "tool_calls", calls: [{ name: "test__add", arguments: { a: 2, b: 3 } }] },

@@ -53,7 +53,8 @@ async function setUp(files: Record<string, string>, respond: (request: RecordedR
 
 const agent = (name: string, extra = "") => `---\nmodels: [local/m]\n${extra}\n---\nI am ${name}.\n`;
 
-describe("sub-agents (seed 003 delegation)", () => {
+// seed 003 (delegation)
+describe("sub-agents", () => {
   it("runs a child session under its own contract and returns its report as the tool result, with trace ids", async () => {
     const directory = await setUp(
       { "parent.md": agent("parent", "agents: [./child.md]"), "child.md": agent("child") },

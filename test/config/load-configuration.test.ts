@@ -59,7 +59,8 @@ async function loadFailure(loadOptions: LoadConfigurationOptions = options): Pro
 }
 
 describe("loadConfiguration layers", () => {
-  it("takes each value from the highest layer present, in the order of seed 000 §9", async () => {
+  // The layer order of seed 000 §9.
+  it("takes each value from the highest layer present, in precedence order", async () => {
     for (const origin of origins) {
       await writeLayer(origin, { defaults: { description: origin } });
     }

@@ -31,7 +31,8 @@ function assertTranscriptInvariants(run: Run): void {
   expect(run.result.success).toBe(run.result.outcome.startsWith("COMPLETED"));
 }
 
-describe("seed 002 §9 conformance corpus", () => {
+// seed 002 §9
+describe("conformance corpus: each scenario ends in the outcome the contract prescribes", () => {
   it("1. required-tool prompt with a valid canonical tool call completes with tools", async () => {
     const run = await mcp.run({
       settings: { toolPolicy: "required" },

@@ -15,7 +15,8 @@ type InferAction = {
   };
 };
 
-describe("context guard (seed 000 §2)", () => {
+// seed 000 §2
+describe("context guard", () => {
   it("every prepared request satisfies expected = ctx + pending + schema", async () => {
     const run = await mcp.run({
       script: [
@@ -88,7 +89,8 @@ describe("context guard (seed 000 §2)", () => {
   });
 });
 
-describe("interrupts and timeouts (seed 002 predicate 1)", () => {
+// seed 002 predicate 1
+describe("interrupts and timeouts", () => {
   it("an abort signal during a tool ends the run INTERRUPTED with a report and a verifiable transcript", async () => {
     const controller = new AbortController();
     const run = await mcp.run({

@@ -9,7 +9,8 @@ const contractWith = (ratio: number | null) =>
   }) as unknown as ExecutionContract;
 const counters = (tokens: number) => ({ currentCtxTokens: tokens, pendingCtxTokens: 0, schemaCtxTokens: 0 });
 
-describe("force_synthesis_at_ratio (seed 002 §5, predicate 4: 'exceeded')", () => {
+// seed 002 §5, predicate 4 ("exceeded")
+describe("force_synthesis_at_ratio: when the context ratio counts as exceeded", () => {
   it("does not fire exactly at the ratio, only past it", () => {
     expect(exceedsSynthesisRatio(contractWith(0.5), counters(500), 1)).toBe(false);
     expect(exceedsSynthesisRatio(contractWith(0.5), counters(501), 1)).toBe(true);

@@ -64,7 +64,8 @@ async function runWith(contract: ExecutionContract) {
   }
 }
 
-describe("contract enforcement (seed 002 Invariant B, Phase 2b)", () => {
+// seed 002 Invariant B, Phase 2b
+describe("contract enforcement: a run executes only under a contract it can prove", () => {
   it("refuses a contract without provenance, before any inference", async () => {
     const { contract_id: _id, ...withoutId } = contractFor();
     const { result, modelRequests } = await runWith(Object.freeze(withoutId) as unknown as ExecutionContract);

@@ -6,7 +6,8 @@ import { call, report, runScripted } from "./session-harness.js";
 const mcp = useMcpTestServer();
 const record = (key: string) => ({ kind: "tool_calls" as const, calls: [mcpCall.record(key)] });
 
-describe("seed 000 §1 limits", () => {
+// seed 000 §1
+describe("limits: turns, tokens, retries and tool calls per turn", () => {
   it("never exceeds maxTurns: at the cap without a report, a synthetic failure report", async () => {
     const run = await mcp.run({
       settings: { maxTurns: 3 },
@@ -148,7 +149,8 @@ describe("seed 000 §1 limits", () => {
   });
 });
 
-describe("seed 000 §4 empty and invalid responses", () => {
+// seed 000 §4
+describe("empty, reasoning-only and invalid responses and tool calls", () => {
   it("an empty response is retried, counts as an attempt, and is not added to the conversation", async () => {
     const run = await mcp.run({ script: [{ kind: "empty" }, { kind: "text", text: "hello" }] });
     expect(run.result.outcome).toBe("COMPLETED_CHAT_ONLY");
@@ -227,7 +229,8 @@ describe("seed 000 §4 empty and invalid responses", () => {
   });
 });
 
-describe("seed 000 §5 errors", () => {
+// seed 000 §5
+describe("model errors", () => {
   it("an auth error is fatal at once", async () => {
     const run = await mcp.run({
       targets: 2,

@@ -7,7 +7,8 @@ import { call, recordingTools, report, runScripted } from "./session-harness.js"
 // except where a test needs a tool that reports its own error (an in-process function tool, a real user feature).
 const mcp = useMcpTestServer();
 
-describe("tool policy and cycle rules (seed 002)", () => {
+// seed 002
+describe("tool policy and cycle rules", () => {
   it("required: a final report before any tool is refused; the model must act", async () => {
     const run = await mcp.run({
       settings: { toolPolicy: "required", maxFormatRetries: 1 },

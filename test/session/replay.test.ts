@@ -43,7 +43,8 @@ function rechained(
   return chain.entries;
 }
 
-describe("replay of a recorded run (seed 002 Phase 3)", () => {
+// seed 002 Phase 3
+describe("replay of a recorded run", () => {
   it("reproduces the outcome class and the chain head with no model and no tools", async () => {
     const { run, replay } = await recordAndReplay({
       settings: { toolPolicy: "required", maxRetries: 3, maxToolCallsPerTurn: 1 },

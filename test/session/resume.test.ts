@@ -122,7 +122,8 @@ async function resume(
   return { result, entries, replay };
 }
 
-describe("resume from a checkpoint (seed 003 INV-CP-001/002)", () => {
+// seed 003 INV-CP-001/002
+describe("resume from a checkpoint", () => {
   it("after a crash mid-inference, resumes at the next step, never re-running committed tools", async () => {
     const executions: string[] = [];
     let crash: () => void = () => {};
@@ -213,7 +214,8 @@ describe("resume from a checkpoint (seed 003 INV-CP-001/002)", () => {
   });
 });
 
-describe("approvals for destructive tools (seed 004)", () => {
+// seed 004
+describe("approvals for destructive tools", () => {
   async function stopForApproval(executions: string[]) {
     const checkpoints: SessionCheckpoint[] = [];
     const writer = createInMemoryTranscriptWriter();

@@ -393,7 +393,8 @@ describe("REST tools", () => {
   });
 });
 
-describe("REST tools on resume and approval (seed 004 Idempotency & Retry Safety)", () => {
+// seed 004 (Idempotency & Retry Safety)
+describe("REST tools on resume and approval", () => {
   /** The durable-run guard over the real REST tools: `inFlight` is the call the process died during. */
   async function guarded(
     options: { inFlight?: ToolInvocation; approve?: ToolInvocation; idempotentTools?: string[] } = {},

@@ -27,7 +27,8 @@ const counterSchema = {
   additionalProperties: false,
 };
 
-describe("lookupStage (INV-TOOL-003)", () => {
+// INV-TOOL-003
+describe("lookupStage: an unknown tool is refused as data", () => {
   it("answers an unknown tool with TOOL_NOT_FOUND naming the available tools, and never throws", async () => {
     const registry = new ToolRegistry([
       functionTool("beta", anyObject, async () => ok("b")),
@@ -45,7 +46,8 @@ describe("lookupStage (INV-TOOL-003)", () => {
   });
 });
 
-describe("inputValidationStage (INV-TOOL-001)", () => {
+// INV-TOOL-001
+describe("inputValidationStage: invalid input never reaches the tool", () => {
   it("refuses invalid arguments, listing each problem with its path, without running the tool", async () => {
     const tool = functionTool("counter", counterSchema, async () => ok("counted"));
     const registry = new ToolRegistry([tool]);
@@ -358,7 +360,8 @@ describe("auditStage and results", () => {
     expect(refused.characters_out).toBe(refused.content.length);
   });
 
-  it("returns frozen results (INV-TOOL-002), refused or executed", async () => {
+  // INV-TOOL-002
+  it("returns frozen results, refused or executed", async () => {
     const registry = new ToolRegistry([functionTool("fine", anyObject, async () => ok("fine"))]);
     for (const name of ["fine", "missing"]) {
       const result = await pipeline(callContext(registry, name));

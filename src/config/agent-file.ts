@@ -100,18 +100,19 @@ function parseFrontmatter(text: string, file: string): AgentSettings {
   const parsed = agentSettingsSchema.safeParse(data);
   if (parsed.success) return parsed.data;
 
-  const issues = schemaIssues(parsed.error);
+  const issues = schemaIssues(parsed.error, [], agentSettingsSchema);
   const first = issues[0] as SchemaIssue;
   const line = lineOfPath(document, lineCounter, first.path);
   const where = line === undefined ? "" : ` (line ${line + frontmatterFirstLine - 1})`;
   const problem = first.unknownKey
-    ? `unknown key "${first.key}"${where}`
+    ? `unknown key "${first.key}"${where}${first.suggestion === undefined ? "" : `; did you mean ${first.suggestion}?`}`
     : `invalid value for "${first.key}"${where}: ${first.message}`;
   const others = issues.length > 1 ? `; also ${describeSchemaIssues(issues.slice(1))}` : "";
   throw new CharterError("AGENT_FILE_INVALID", `Agent file ${file}: ${problem}${others}`, {
     details: {
       file,
       key: first.key,
+      ...(first.suggestion === undefined ? {} : { suggestion: first.suggestion }),
       ...(line === undefined ? {} : { line: line + frontmatterFirstLine - 1 }),
       issues,
     },

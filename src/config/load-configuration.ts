@@ -86,7 +86,8 @@ export async function loadConfiguration(
       processEnvironment,
     }) as Record<string, unknown>;
     const checked = configurationLayerSchema.safeParse(expanded);
-    if (!checked.success) throw configurationInvalid(candidate.path, schemaIssues(checked.error));
+    if (!checked.success)
+      throw configurationInvalid(candidate.path, schemaIssues(checked.error, [], configurationLayerSchema));
     resolveServerDirectories(expanded, dirname(candidate.path));
     layers.push({ ...candidate, present: true, envFile: fileVariables.size > 0 ? envPath : null });
     loaded.push({ path: candidate.path, data: expanded });
@@ -96,7 +97,7 @@ export async function loadConfiguration(
   for (let index = loaded.length - 1; index >= 0; index--) merged = deepMerge(merged, loaded[index]?.data);
   const complete = configurationSchema.safeParse(merged);
   if (!complete.success) {
-    const issues = schemaIssues(complete.error);
+    const issues = schemaIssues(complete.error, [], configurationSchema);
     const files = layersDefining(loaded, (issues[0] as SchemaIssue).path);
     throw configurationInvalid(files[0] ?? "(merged configuration)", issues, files);
   }
@@ -224,7 +225,13 @@ function configurationInvalid(
 ): CharterError {
   const first = issues[0] as SchemaIssue;
   return new CharterError("CONFIGURATION_INVALID", `Configuration ${file}: ${describeSchemaIssues(issues)}`, {
-    details: { file, files, key: first.key, issues },
+    details: {
+      file,
+      files,
+      key: first.key,
+      ...(first.suggestion === undefined ? {} : { suggestion: first.suggestion }),
+      issues,
+    },
   });
 }
 

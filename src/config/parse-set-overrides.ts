@@ -1,4 +1,5 @@
 import { CharterError } from "../foundation/charter-error.js";
+import { nearestName } from "../foundation/nearest-name.js";
 import {
   type AgentSettings,
   agentSettingKeys,
@@ -25,10 +26,11 @@ export function parseSetOverrides(assignments: readonly string[]): AgentSettings
     const key = assignment.slice(0, separator).trim();
     const text = assignment.slice(separator + 1);
     if (!isAgentSettingKey(key)) {
+      const suggestion = nearestName(key, agentSettingKeys);
       throw new CharterError(
         "ARGUMENT_INVALID",
-        `--set ${key}: unknown key; known keys are ${agentSettingKeys.join(", ")}`,
-        { details: { argument: assignment, key } },
+        `--set ${key}: unknown key${suggestion === undefined ? "" : `; did you mean ${suggestion}?`} (known keys: ${agentSettingKeys.join(", ")})`,
+        { details: { argument: assignment, key, ...(suggestion !== undefined ? { suggestion } : {}) } },
       );
     }
     const schema = agentSettingsShape[key];

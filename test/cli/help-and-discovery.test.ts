@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { commands } from "../../src/cli/commands.js";
-import { charterProcess } from "./cli-harness.js";
+import { agentFile, charterProcess, project } from "./cli-harness.js";
 
 const version = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")).version;
 
@@ -89,5 +89,37 @@ describe("charter help and discovery (real processes)", () => {
     const extra = await charterProcess(["run", "agent.md", "two", "words"]);
     expect(extra.exitCode).toBe(4);
     expect(extra.stderr).toContain("unexpected argument 'words'");
+  });
+
+  it("an unknown frontmatter key or configuration key names the file and key and suggests the nearest", async () => {
+    const agent = await project({
+      agent: agentFile("models: [local/m]\nmaxTurn: 3"),
+      config: { providers: { local: { type: "openai-compatible", baseUrl: "http://127.0.0.1:9/v1" } } },
+    });
+    const badAgent = await charterProcess(["run", agent.agentPath, "hello", "--config", agent.configPath]);
+    expect(badAgent.exitCode).toBe(4);
+    expect(badAgent.stderr).toContain(
+      `AGENT_FILE_INVALID): Agent file ${agent.agentPath}: unknown key "maxTurn"`,
+    );
+    expect(badAgent.stderr).toContain("did you mean maxTurns?");
+    const configuration = await project({
+      agent: agentFile("models: [local/m]"),
+      config: {
+        mcpServer: {},
+        providers: { local: { type: "openai-compatible", baseUrl: "http://127.0.0.1:9/v1" } },
+      },
+    });
+    const badConfiguration = await charterProcess([
+      "run",
+      configuration.agentPath,
+      "hello",
+      "--config",
+      configuration.configPath,
+    ]);
+    expect(badConfiguration.exitCode).toBe(4);
+    expect(badConfiguration.stderr).toContain(
+      `CONFIGURATION_INVALID): Configuration ${configuration.configPath}`,
+    );
+    expect(badConfiguration.stderr).toContain('unknown key "mcpServer"; did you mean mcpServers?');
   });
 });

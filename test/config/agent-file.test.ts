@@ -203,6 +203,17 @@ describe("parseAgentFile", () => {
     expect(error.details).toMatchObject({ file: "/agents/typo.md", key: "maxTurn", line: 3 });
   });
 
+  it("suggests the nearest known key for an unknown one, top level and nested", () => {
+    const error = parseError(agentText("maxTurns: 3\nmaxturn: 4"), "/agents/typo.md");
+    expect(error.details).toMatchObject({ file: "/agents/typo.md", key: "maxturn", suggestion: "maxTurns" });
+    expect(error.message).toContain("did you mean maxTurns?");
+    const nested = parseError(agentText("output:\n  format: json\n  shema: {}"));
+    expect(nested.details).toMatchObject({ key: "output.shema", suggestion: "schema" });
+    const unrelated = parseError(agentText("colour: blue"));
+    expect(unrelated.details.suggestion).toBeUndefined();
+    expect(unrelated.message).not.toContain("did you mean");
+  });
+
   it("names an unknown nested key by its path", () => {
     const error = parseError(agentText("output:\n  format: json\n  colour: blue"));
     expect(error.details).toMatchObject({ file, key: "output.colour", line: 4 });

@@ -356,6 +356,35 @@ describe("loadConfiguration errors", () => {
     }
   });
 
+  it("suggests the nearest known key for an unknown one, at the place it was found", async () => {
+    for (const [content, key, suggestion] of [
+      [
+        { providers: { local: { type: "openai", baseURL: "http://x" } } },
+        "providers.local.baseURL",
+        "baseUrl",
+      ],
+      [{ defaults: { maxTurn: 3 } }, "defaults.maxTurn", "maxTurns"],
+      [{ mcpServers: { s: { command: "x", arg: [] } } }, "mcpServers.s.arg", "args"],
+      [
+        { mcpServers: { s: { type: "http", url: "http://x", header: {} } } },
+        "mcpServers.s.header",
+        "headers",
+      ],
+      [{ stores: {} }, "stores", "store"],
+    ] as const) {
+      await writeLayer("binary", content);
+      const error = await loadFailure({ ...options, configPath: undefined });
+      expect(error.code).toBe("CONFIGURATION_INVALID");
+      expect(error.details).toMatchObject({ file: paths.binary, key, suggestion });
+      expect(error.message).toContain(`did you mean ${suggestion}?`);
+    }
+    await writeLayer("binary", { defaults: { budget: 3 } });
+    const unrelated = await loadFailure({ ...options, configPath: undefined });
+    expect(unrelated.details).toMatchObject({ key: "defaults.budget" });
+    expect(unrelated.details.suggestion).toBeUndefined();
+    expect(unrelated.message).not.toContain("did you mean");
+  });
+
   it("names the key path and the problem of a bad value", async () => {
     await writeLayer("prompt", {
       providers: { local: { type: "azure" } },

@@ -63,7 +63,8 @@ describe("parseSetOverrides", () => {
   it("refuses an unknown key, naming it", () => {
     const error = failure(["maxTurns=3", "maxTurn=4"]);
     expect(error.code).toBe("ARGUMENT_INVALID");
-    expect(error.details).toEqual({ argument: "maxTurn=4", key: "maxTurn" });
+    expect(error.details).toEqual({ argument: "maxTurn=4", key: "maxTurn", suggestion: "maxTurns" });
+    expect(error.message).toContain("did you mean maxTurns?");
     // Inherited object properties are not keys either.
     expect(failure(["toString=1"]).details).toMatchObject({ key: "toString" });
   });

@@ -40,9 +40,19 @@ function collect(
   // A recursive schema (lazy) could walk forever; real configuration nests far less deep than this.
   if (depth > 64) return;
   const definition = definitionOf(schema);
-  const next = (inner: z.ZodType | undefined, rest = path) => {
-    if (inner !== undefined) collect(inner, rest, keys, depth + 1);
-  };
+  if (definition.type === "object" && path.length === 0) {
+    for (const key of Object.keys(definition.shape ?? {})) keys.add(key);
+    return;
+  }
+  for (const [inner, rest] of steps(definition, path)) collect(inner, rest, keys, depth + 1);
+}
+
+type Path = readonly (string | number)[];
+
+/** The schemas one step further along `path`: through a wrapper (same path) or into a child (the path's rest). */
+function steps(definition: SchemaDefinition, path: Path): [z.ZodType, Path][] {
+  const same = (...inner: (z.ZodType | undefined)[]): [z.ZodType, Path][] =>
+    inner.filter((schema) => schema !== undefined).map((schema) => [schema, path]);
   switch (definition.type) {
     case "optional":
     case "nullable":
@@ -51,33 +61,28 @@ function collect(
     case "catch":
     case "readonly":
     case "nonoptional":
-      return next(definition.innerType);
+      return same(definition.innerType);
     case "pipe":
-      next(definition.in);
-      return next(definition.out);
+      return same(definition.in, definition.out);
     case "lazy":
-      return next(definition.getter?.());
+      return same(definition.getter?.());
     case "union":
-      for (const option of definition.options ?? []) next(option);
-      return;
+      return same(...(definition.options ?? []));
     case "intersection":
-      next(definition.left);
-      return next(definition.right);
+      return same(definition.left, definition.right);
     case "object": {
-      const shape = definition.shape ?? {};
-      if (path.length === 0) {
-        for (const key of Object.keys(shape)) keys.add(key);
-        return;
-      }
-      const [head, ...rest] = path;
-      const child = shape[String(head)];
-      return next(child, rest);
+      const child = definition.shape?.[String(path[0])];
+      return child === undefined ? [] : [[child, path.slice(1)]];
     }
     case "record":
-      return path.length === 0 ? undefined : next(definition.valueType, path.slice(1));
+      return path.length === 0 || definition.valueType === undefined
+        ? []
+        : [[definition.valueType, path.slice(1)]];
     case "array":
-      return path.length === 0 ? undefined : next(definition.element, path.slice(1));
+      return path.length === 0 || definition.element === undefined
+        ? []
+        : [[definition.element, path.slice(1)]];
     default:
-      return;
+      return [];
   }
 }

@@ -4,6 +4,7 @@ import { replayCommand } from "./replay-command.js";
 import { resumeCommand } from "./resume-command.js";
 import { runCommand } from "./run-command.js";
 import { runsCommand } from "./runs-command.js";
+import { toolsCommand } from "./tools-command.js";
 import { verifyCommand } from "./verify-command.js";
 
 /** Every `charter` command, in the order `charter --help` lists them. A new command is one more entry here. */
@@ -13,5 +14,6 @@ export const commands: readonly CommandDeclaration[] = [
   runsCommand,
   verifyCommand,
   replayCommand,
+  toolsCommand,
   demoCommand,
 ];

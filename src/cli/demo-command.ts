@@ -1,12 +1,14 @@
 import type { CliStreams } from "./cli-streams.js";
 import { defineCommand, type FlagValues } from "./command-declaration.js";
 import { exitCodeForResult, exitCodes } from "./exit-code.js";
-import { createProgressReporter } from "./progress-reporter.js";
+import { runObserverFlags, runObservers } from "./run-observers.js";
 import { sharedFlags } from "./shared-flags.js";
 
 const flags = {
   json: { ...sharedFlags.json, description: "Print the result and its verification as JSON." },
   "runs-dir": sharedFlags["runs-dir"],
+  progress: runObserverFlags.progress,
+  verbose: runObserverFlags.verbose,
 } as const;
 
 /** `charter demo`: runs the bundled agent and prints the report, outcome, accounting and verification. */
@@ -24,7 +26,7 @@ export const demoCommand = defineCommand({
 async function runTheDemo(values: FlagValues<typeof flags>, streams: CliStreams): Promise<number> {
   const { runDemo } = await import("../demo/run-demo.js");
   const { finalReportText } = await import("../session/final-report.js");
-  const progress = values.json ? undefined : createProgressReporter(streams.stderr as NodeJS.WriteStream);
+  const { onTransition: progress } = runObservers(values, streams);
   const { result, verification } = await runDemo({
     ...(values["runs-dir"] !== undefined ? { runsDirectory: values["runs-dir"] } : {}),
     signal: streams.signal,

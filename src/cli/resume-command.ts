@@ -2,6 +2,7 @@ import { CharterError } from "../foundation/charter-error.js";
 import type { CliStreams } from "./cli-streams.js";
 import { defineCommand, type FlagValues } from "./command-declaration.js";
 import { exitCodeForResult } from "./exit-code.js";
+import { runObserverFlags, runObservers } from "./run-observers.js";
 import { runStopText } from "./run-stop-text.js";
 import { sharedFlags } from "./shared-flags.js";
 
@@ -24,6 +25,7 @@ const flags = {
   store: sharedFlags.store,
   config: sharedFlags.config,
   "runs-dir": sharedFlags["runs-dir"],
+  ...runObserverFlags,
 } as const;
 
 /** `charter resume <run-id> [--approve <call-id>]... [--deny <call-id>]...`. */
@@ -56,6 +58,7 @@ async function resumeRun(
     approve: values.approve ?? [],
     deny: values.deny ?? [],
     signal: streams.signal,
+    ...runObservers(values, streams),
     ...(streams.binaryDirectory !== undefined ? { binaryDirectory: streams.binaryDirectory } : {}),
     ...(values.store !== undefined ? { store: values.store } : {}),
     ...(values.config !== undefined ? { configPath: values.config } : {}),

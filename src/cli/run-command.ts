@@ -3,7 +3,7 @@ import type { CharterEvent } from "../session/charter-event.js";
 import type { CliStreams } from "./cli-streams.js";
 import { defineCommand, type FlagValues } from "./command-declaration.js";
 import { exitCodeForResult } from "./exit-code.js";
-import { createProgressReporter } from "./progress-reporter.js";
+import { runObserverFlags, runObservers } from "./run-observers.js";
 import { runStopText } from "./run-stop-text.js";
 import { sharedFlags } from "./shared-flags.js";
 
@@ -25,6 +25,7 @@ const flags = {
   json: { ...sharedFlags.json, description: "Print the whole result (outcome, report, accounting) as JSON." },
   "runs-dir": sharedFlags["runs-dir"],
   store: sharedFlags.store,
+  ...runObserverFlags,
 } as const;
 
 /** `charter run <agent.md> [prompt|-]`: the report on stdout (or the whole result with --json). */
@@ -79,7 +80,6 @@ async function runAgentCommand(
       },
     );
   }
-  const progress = values.json ? undefined : createProgressReporter(streams.stderr as NodeJS.WriteStream);
   // --stream: text deltas go to stdout as they arrive; reasoning and tool calls to stderr.
   let streamedText = false;
   const onEvent =
@@ -105,7 +105,7 @@ async function runAgentCommand(
     ...(values.store !== undefined ? { store: values.store } : {}),
     signal: streams.signal,
     ...(streams.binaryDirectory !== undefined ? { binaryDirectory: streams.binaryDirectory } : {}),
-    ...(progress !== undefined ? { onTransition: progress } : {}),
+    ...runObservers(values, streams),
   });
   if (values.json) {
     streams.stdout.write(`${JSON.stringify(result)}\n`);

@@ -1,4 +1,5 @@
 import { CharterError } from "../foundation/charter-error.js";
+import type { TranscriptEntry } from "../transcript/transcript-entry.js";
 import type { CliStreams } from "./cli-streams.js";
 import { defineCommand, type FlagValues } from "./command-declaration.js";
 import { exitCodes } from "./exit-code.js";
@@ -17,6 +18,12 @@ const flags = {
   json: sharedFlags.json,
   store: sharedFlags.store,
   config: sharedFlags.config,
+  conversation: {
+    type: "boolean",
+    default: false,
+    description:
+      "runs show: the run's conversation turn by turn (messages, reasoning, tool calls and results, tokens, latency and cost per turn).",
+  },
 } as const;
 
 /** `charter runs list` and `charter runs show <run-id>`: what the run store holds. */
@@ -24,13 +31,17 @@ export const runsCommand = defineCommand({
   name: "runs",
   summary: "List the runs in the run store, or show one",
   description:
-    "runs list prints one line per run (id, agent, status, outcome, turns, tools, tokens, cost, duration, chain head), newest first; runs show prints one run's summary, its final report and its pending approvals.",
+    "runs list prints one line per run (id, agent, status, outcome, turns, tools, tokens, cost, duration, chain head), newest first; runs show prints one run's summary, its final report and its pending approvals, or with --conversation the run as a person reads it.",
   positionals: [
     { name: "list|show", description: "list: the runs; show: one run." },
     { name: "run-id", optional: true, description: "runs show: the run to show." },
   ],
   flags,
-  examples: ["charter runs list --limit 10", "charter runs show 01JD8X3K2M --json"],
+  examples: [
+    "charter runs list --limit 10",
+    "charter runs show 01JD8X3K2M --json",
+    "charter runs show 01JD8X3K2M --conversation",
+  ],
   run: listOrShowRuns,
 });
 
@@ -63,6 +74,15 @@ async function listOrShowRuns(
         throw new CharterError("RUN_NOT_FOUND", `no run ${runId} in ${store.location}`, {
           details: { runId },
         });
+      if (values.conversation) {
+        const { conversationView } = await import("./conversation-view.js");
+        const { conversationText } = await import("./conversation-text.js");
+        const entries: TranscriptEntry[] = [];
+        for await (const entry of store.readEntries(runId)) entries.push(entry);
+        const view = conversationView(runId, entries, await store.readAccounting(runId));
+        streams.stdout.write(values.json ? `${JSON.stringify(view)}\n` : conversationText(view));
+        return exitCodes.success;
+      }
       const summary = {
         ...storedRunSummary(run),
         finalReport: run.finalReport,
@@ -79,9 +99,13 @@ async function listOrShowRuns(
       }
       return exitCodes.success;
     }
-    throw new CharterError("ARGUMENT_INVALID", "usage: charter runs list | charter runs show <run-id>", {
-      details: { argument: "subcommand" },
-    });
+    throw new CharterError(
+      "ARGUMENT_INVALID",
+      "usage: charter runs list | charter runs show <run-id> [--conversation]",
+      {
+        details: { argument: "subcommand" },
+      },
+    );
   } finally {
     await store.close();
   }

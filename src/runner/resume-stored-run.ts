@@ -9,10 +9,11 @@ import type { RunInvocation } from "./durable-run-hooks.js";
 import { loadSessionCheckpoint } from "./load-session-checkpoint.js";
 import { readPendingApprovals } from "./read-pending-approvals.js";
 import { type ResumedToolCalls, resumedToolCalls } from "./resumed-tool-calls.js";
-import { runAgentFile } from "./run-agent.js";
+import { type RunAgentOptions, runAgentFile } from "./run-agent.js";
 import { selectRunStore } from "./select-run-store.js";
 
-export interface ResumeStoredRunOptions {
+export interface ResumeStoredRunOptions
+  extends Pick<RunAgentOptions, "onTransition" | "onSecretRedactor" | "traceModelHttp" | "traceMcp"> {
   readonly runId: string;
   /** `--approve <call-id>`: pending destructive calls to run (each call the run waits on, in its turn, once). */
   readonly approve?: readonly string[];
@@ -148,6 +149,10 @@ export async function resumeStoredRun(options: ResumeStoredRunOptions): Promise<
       environment,
       ...(options.signal !== undefined ? { signal: options.signal } : {}),
       ...(options.onEvent !== undefined ? { onEvent: options.onEvent } : {}),
+      ...(options.onTransition !== undefined ? { onTransition: options.onTransition } : {}),
+      ...(options.onSecretRedactor !== undefined ? { onSecretRedactor: options.onSecretRedactor } : {}),
+      ...(options.traceModelHttp !== undefined ? { traceModelHttp: options.traceModelHttp } : {}),
+      ...(options.traceMcp !== undefined ? { traceMcp: options.traceMcp } : {}),
     },
     {
       runId: options.runId,

@@ -41,6 +41,7 @@ import { selectRunStore } from "./select-run-store.js";
 import { startToolSources } from "./start-tool-sources.js";
 import { createStoreToolResultCache, toolCacheTtl } from "./store-tool-result-cache.js";
 import { createSubAgentTool } from "./sub-agent-tool.js";
+import { createTracingFetch } from "./tracing-fetch.js";
 
 export interface RunAgentOptions {
   /** Path of the agent file (Markdown with YAML frontmatter). */
@@ -83,6 +84,15 @@ export interface RunAgentOptions {
   ) => void;
   /** The typed event stream of the top-level run. */
   readonly onEvent?: (event: CharterEvent) => void;
+  /**
+   * Called once the run's secrets are known, before anything runs, with the redactor every stored byte passes:
+   * for callers that print what they observe (the CLI's `--verbose`), so that they print it redacted too.
+   */
+  readonly onSecretRedactor?: (redactor: SecretRedactor) => void;
+  /** `--trace-llm`: each HTTP exchange with a model endpoint, as redacted text (sub-agents' included). */
+  readonly traceModelHttp?: (text: string) => void;
+  /** `--trace-mcp`: each JSON-RPC message to and from an MCP server, as redacted text (sub-agents' included). */
+  readonly traceMcp?: (text: string) => void;
 }
 
 interface RunContext {
@@ -147,6 +157,7 @@ export async function runAgentFile(
     });
     const redactor = new SecretRedactor();
     for (const secret of loaded.secrets) redactor.addSecret(secret.value, secret.label);
+    options.onSecretRedactor?.(redactor);
     store = await openRunStore({
       ...(await selectRunStore({
         store: options.store,
@@ -209,7 +220,21 @@ async function runLoadedAgent(
       configuration,
     );
     const toolReferences = overrides.tools ?? agent.settings.tools ?? defaults.tools ?? [];
-    const started = await startToolSources(toolReferences, configuration, { cwd: context.cwd, environment });
+    const traceMcp = context.options.traceMcp;
+    const started = await startToolSources(toolReferences, configuration, {
+      cwd: context.cwd,
+      environment,
+      ...(traceMcp === undefined
+        ? {}
+        : {
+            traceMcp: (server: string, direction: "send" | "receive", message: unknown) =>
+              traceMcp(
+                redactor.redactString(
+                  `[mcp ${server}] ${direction === "send" ? ">>" : "<<"} ${JSON.stringify(redactor.redactValue(message))}`,
+                ),
+              ),
+          }),
+    });
     sources.push(...started.sources);
 
     // Sub-agents: files listed under `agents`, relative to the listing file, each loaded (and validated) now.
@@ -237,7 +262,15 @@ async function runLoadedAgent(
       );
     }
 
-    const models = targets.map((target) => createModelClient(target, { environment }));
+    const traceModelHttp = context.options.traceModelHttp;
+    const models = targets.map((target) =>
+      createModelClient(target, {
+        environment,
+        ...(traceModelHttp === undefined
+          ? {}
+          : { fetch: createTracingFetch(`${target.provider}/${target.model}`, traceModelHttp, redactor) }),
+      }),
+    );
     // Each key with the precedence of every setting: `--set`, else the agent file's list, else the configuration
     // defaults'. They decide approvals and repeats, so an override must never be accepted and then ignored.
     const idempotencySettings = {

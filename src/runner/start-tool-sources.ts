@@ -18,7 +18,12 @@ import { createToolNameFilter } from "../tools/tool-name-filter.js";
 export async function startToolSources(
   toolReferences: readonly string[],
   configuration: Configuration,
-  options: { readonly cwd: string; readonly environment: RuntimeEnvironment },
+  options: {
+    readonly cwd: string;
+    readonly environment: RuntimeEnvironment;
+    /** `--trace-mcp`: every JSON-RPC message of every MCP server, with the server's name. */
+    readonly traceMcp?: (server: string, direction: "send" | "receive", message: unknown) => void;
+  },
 ): Promise<{
   sources: ToolSource[];
   tools: RegisteredTool[];
@@ -67,7 +72,13 @@ export async function startToolSources(
     const { createMcpSource } = await import("../tools/sources/mcp-source.js");
     for (const name of wanted.keys()) {
       sources.push(
-        createMcpSource(name, servers[name]!, { cwd: options.cwd, environment: options.environment }),
+        createMcpSource(name, servers[name]!, {
+          cwd: options.cwd,
+          environment: options.environment,
+          ...(options.traceMcp === undefined
+            ? {}
+            : { traceMessage: (direction, message) => options.traceMcp?.(name, direction, message) }),
+        }),
       );
     }
   }

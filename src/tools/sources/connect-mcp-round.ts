@@ -2,7 +2,7 @@ import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { RuntimeEnvironment } from "../../foundation/environment.js";
 import { classifyMcpFailure, type McpFailure, mcpClosedFailure } from "./classify-mcp-failure.js";
 import type { McpReconnectPolicy, McpServerDefinition } from "./mcp-server-definition.js";
-import { createMcpSession, type McpSession, retireMcpSession } from "./mcp-session.js";
+import { createMcpSession, type McpMessageTrace, type McpSession, retireMcpSession } from "./mcp-session.js";
 import type { McpStartPhase } from "./mcp-source-errors.js";
 
 // setTimeout fires at once for delays beyond a signed 32-bit integer.
@@ -38,6 +38,7 @@ export interface McpConnectionRound {
   readonly onLost: (session: McpSession) => void;
   /** Called as each attempt begins. */
   readonly onAttempt: () => void;
+  readonly traceMessage?: McpMessageTrace;
 }
 
 async function connect(session: McpSession, round: McpConnectionRound): Promise<void> {
@@ -87,6 +88,7 @@ export async function connectMcpRound<T>(
     const session = createMcpSession(round.definition, {
       ...(round.cwd === undefined ? {} : { cwd: round.cwd }),
       onLost: round.onLost,
+      ...(round.traceMessage === undefined ? {} : { traceMessage: round.traceMessage }),
     });
     phase = "start";
     try {

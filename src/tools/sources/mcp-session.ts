@@ -70,10 +70,15 @@ function transportFor(
  */
 export function createMcpSession(
   definition: McpServerDefinition,
-  options: { readonly cwd?: string; readonly onLost: (session: McpSession) => void },
+  options: {
+    readonly cwd?: string;
+    readonly onLost: (session: McpSession) => void;
+    readonly traceMessage?: McpMessageTrace;
+  },
 ): McpSession {
   const fetch = definition.type === "stdio" ? null : createObservedFetch(definition.type);
   const transport = transportFor(definition, options.cwd, fetch);
+  if (options.traceMessage !== undefined) traceTransport(transport, options.traceMessage);
   const client = new Client(clientInfo, { capabilities: {} });
   const session: McpSession = {
     client,
@@ -99,6 +104,35 @@ export function createMcpSession(
     }
   };
   return session;
+}
+
+/** `--trace-mcp`: called with every JSON-RPC message a session sends or receives, as it goes. */
+export type McpMessageTrace = (direction: "send" | "receive", message: unknown) => void;
+
+/**
+ * Reports each message through the transport's own `send` and `onmessage` (which the SDK's client sets when it
+ * connects), on the instance itself, so that the transport keeps its class and behaves exactly as before.
+ */
+function traceTransport(transport: Transport, trace: McpMessageTrace): void {
+  const send = transport.send.bind(transport);
+  transport.send = (message, sendOptions) => {
+    trace("send", message);
+    return send(message, sendOptions);
+  };
+  let handler: Transport["onmessage"];
+  Object.defineProperty(transport, "onmessage", {
+    configurable: true,
+    get: () => handler,
+    set: (next: Transport["onmessage"]) => {
+      handler =
+        next === undefined
+          ? undefined
+          : (message, extra) => {
+              trace("receive", message);
+              next(message, extra);
+            };
+    },
+  });
 }
 
 const sessionTerminationTimeoutMs = 1000;

@@ -12,7 +12,7 @@ import { listMcpTools } from "./list-mcp-tools.js";
 import { mcpContentToText } from "./mcp-content-to-text.js";
 import { McpHealthTracker } from "./mcp-health-tracker.js";
 import { defaultMcpReconnectPolicy, type McpServerDefinition } from "./mcp-server-definition.js";
-import { type McpSession, retireMcpSession } from "./mcp-session.js";
+import { type McpMessageTrace, type McpSession, retireMcpSession } from "./mcp-session.js";
 import { mcpCallFailure, mcpNoToolsFailure, mcpStartFailure } from "./mcp-source-errors.js";
 import { untilAborted } from "./until-aborted.js";
 
@@ -27,6 +27,8 @@ export interface McpSourceOptions {
   readonly startTimeoutMs?: number;
   /** The backstop for each tool call; overrides `requestTimeout`. */
   readonly callTimeoutMs?: number;
+  /** `--trace-mcp`: every JSON-RPC message of every session of this server, sent or received. */
+  readonly traceMessage?: McpMessageTrace;
 }
 
 /** A tool source over one MCP server, with its health. */
@@ -128,6 +130,7 @@ export function createMcpSource(
         onAttempt: () => {
           lastAttemptAt = environment.now();
         },
+        ...(options.traceMessage === undefined ? {} : { traceMessage: options.traceMessage }),
       },
       afterConnect,
     );

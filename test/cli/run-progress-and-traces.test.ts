@@ -10,6 +10,7 @@ const secret = "sk-test-progress-9a8b7c6d5e4f3a2b1c0d";
 // Each test starts real `charter` processes (and an MCP server): generous on a loaded machine.
 const processTimeout = 180_000;
 const ansiEscape = "\u001b[";
+/** A duration as progress prints it: milliseconds under a second, else seconds with one decimal. */
 let server: ScriptedOpenAIServer | null = null;
 afterEach(async () => {
   await server?.close();
@@ -62,9 +63,11 @@ describe("following a run on stderr", () => {
       expect(run.stdout).toBe("echoed\n");
       const lines = run.stderr.split("\n");
       expect(lines).toContain("charter: turn 1 of 10");
-      expect(run.stderr).toMatch(/charter: {3}model local\/test-model failed MODEL_SERVER_ERROR \d+ ms\n/);
+      expect(run.stderr).toMatch(
+        /charter: {3}model local\/test-model failed MODEL_SERVER_ERROR (\d+ ms|\d+\.\d s)\n/,
+      );
       expect(lines).toContain("charter:   fallback: attempt 2 of 3 with local/other-model");
-      expect(run.stderr).toMatch(/charter: {3}tool test__echo ok \d+ ms\n/);
+      expect(run.stderr).toMatch(/charter: {3}tool test__echo ok (\d+ ms|\d+\.\d s)\n/);
       expect(run.stderr).toMatch(
         /charter: COMPLETED_WITH_TOOLS: 2 turns, 1 tool call, \d+ tokens \(\d+ in \/ \d+ out\), \d+\.\d s\n$/,
       );

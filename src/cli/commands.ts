@@ -1,5 +1,6 @@
 import type { CommandDeclaration } from "./command-declaration.js";
 import { demoCommand } from "./demo-command.js";
+import { doctorCommand } from "./doctor-command.js";
 import { replayCommand } from "./replay-command.js";
 import { resumeCommand } from "./resume-command.js";
 import { runCommand } from "./run-command.js";
@@ -15,5 +16,6 @@ export const commands: readonly CommandDeclaration[] = [
   verifyCommand,
   replayCommand,
   toolsCommand,
+  doctorCommand,
   demoCommand,
 ];

@@ -26,6 +26,12 @@ const flags = {
   "runs-dir": sharedFlags["runs-dir"],
   store: sharedFlags.store,
   ...runObserverFlags,
+  "dry-run": {
+    type: "boolean",
+    default: false,
+    description:
+      "Run nothing: check the configuration, the agent, its model targets, tool servers and endpoints as charter doctor does (no prompt needed).",
+  },
 } as const;
 
 /** `charter run <agent.md> [prompt|-]`: the report on stdout (or the whole result with --json). */
@@ -60,6 +66,10 @@ async function runAgentCommand(
   const { finalReportText } = await import("../session/final-report.js");
   // More than two arguments never reach here: the parser rejects them (quote the prompt).
   const [agentPath, promptArgument] = positionals;
+  if (values["dry-run"] === true && agentPath !== undefined) {
+    const { runDoctor } = await import("./doctor-command.js");
+    return runDoctor(agentPath, { config: values.config, json: values.json }, streams);
+  }
   if (agentPath === undefined) {
     throw new CharterError(
       "ARGUMENT_INVALID",

@@ -6,6 +6,11 @@ export interface PlaceholderSources {
   /** Variables from the `.charter.env` beside that file; they win over the process environment. */
   readonly fileVariables: ReadonlyMap<string, string>;
   readonly processEnvironment: Readonly<Record<string, string | undefined>>;
+  /**
+   * Told every value a placeholder resolved to and where it came from: each is registered as a secret, since a
+   * `${VAR}` in configuration is how credentials get there, whichever source supplied it.
+   */
+  readonly onResolved?: (variable: string, value: string, from: "env-file" | "environment") => void;
 }
 
 // Only `${NAME}` with an environment-variable name is a placeholder: `${parameters.x}` (filled per call by
@@ -38,7 +43,10 @@ export function expandPlaceholders(value: unknown, sources: PlaceholderSources):
 function expandString(text: string, sources: PlaceholderSources): string {
   if (!text.includes("${")) return text;
   return text.replace(placeholderPattern, (_placeholder, variable: string) => {
-    const resolved = sources.fileVariables.get(variable) ?? sources.processEnvironment[variable];
+    const fromFile = sources.fileVariables.get(variable);
+    const resolved = fromFile ?? sources.processEnvironment[variable];
+    if (resolved !== undefined)
+      sources.onResolved?.(variable, resolved, fromFile !== undefined ? "env-file" : "environment");
     if (resolved === undefined) {
       throw new CharterError(
         "ENVIRONMENT_VARIABLE_UNRESOLVED",

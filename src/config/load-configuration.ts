@@ -84,6 +84,8 @@ export async function loadConfiguration(
       file: candidate.path,
       fileVariables,
       processEnvironment,
+      onResolved: (variable, value, from) =>
+        secrets.add(value, from === "env-file" ? `${envPath}:${variable}` : `environment:${variable}`),
     }) as Record<string, unknown>;
     const checked = configurationLayerSchema.safeParse(expanded);
     if (!checked.success)

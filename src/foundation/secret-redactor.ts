@@ -67,7 +67,66 @@ export class SecretRedactor {
    * objects and arrays on the path to each change.
    */
   redactValue(value: unknown): unknown {
-    return this.#redactNode(value, this.#currentPattern());
+    return this.#redactNode(value, this.#currentPattern(), true);
+  }
+
+  /**
+   * Redacts registered secrets deeply, leaving credential-bearing keys as they are: for records that must be
+   * read back exactly (a checkpoint, a stored tool result a resumed run answers a call with), where a tool's own
+   * argument named `authorization` is data the run needs, while a registered secret never is.
+   */
+  redactSecrets(value: unknown): unknown {
+    const pattern = this.#currentPattern();
+    return pattern === null ? value : this.#redactNode(value, pattern, false);
+  }
+
+  /**
+   * A redactor for text that arrives in pieces (a streamed answer): `push` returns what can be shown now, holding
+   * back a tail that could be the start of a registered secret, and `flush` returns the rest once the text is
+   * complete. A secret split across pieces is therefore redacted whole, never shown in part.
+   */
+  createStreamRedactor(): { push(text: string): string; flush(): string } {
+    let pending = "";
+    return {
+      push: (text) => {
+        pending += text;
+        const pattern = this.#currentPattern();
+        if (pattern === null) {
+          const shown = pending;
+          pending = "";
+          return shown;
+        }
+        const cut = this.#heldTailStart(pending, pattern);
+        const shown = this.redactString(pending.slice(0, cut));
+        pending = pending.slice(cut);
+        return shown;
+      },
+      flush: () => {
+        const shown = this.redactString(pending);
+        pending = "";
+        return shown;
+      },
+    };
+  }
+
+  /** Where the tail that could still grow into a secret starts: after every complete match, at the earliest proper prefix. */
+  #heldTailStart(text: string, pattern: RegExp): number {
+    let afterMatches = 0;
+    pattern.lastIndex = 0;
+    for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
+      afterMatches = match.index + match[0].length;
+      if (match[0].length === 0) pattern.lastIndex++;
+    }
+    pattern.lastIndex = 0;
+    let longest = 0;
+    for (const form of this.#labels.keys()) longest = Math.max(longest, form.length);
+    for (let start = Math.max(afterMatches, text.length - longest + 1); start < text.length; start++) {
+      const tail = text.slice(start);
+      for (const form of this.#labels.keys()) {
+        if (form.length > tail.length && form.startsWith(tail)) return start;
+      }
+    }
+    return text.length;
   }
 
   /**
@@ -90,25 +149,25 @@ export class SecretRedactor {
     return this.#pattern;
   }
 
-  #redactNode(value: unknown, pattern: RegExp | null): unknown {
+  #redactNode(value: unknown, pattern: RegExp | null, credentialKeys: boolean): unknown {
     if (typeof value === "string") return pattern === null ? value : this.redactString(value);
     if (value === null || typeof value !== "object") return value;
-    if (Array.isArray(value)) return this.#redactArray(value, pattern);
+    if (Array.isArray(value)) return this.#redactArray(value, pattern, credentialKeys);
     // Serialisation goes through toJSON (dates, errors), so redaction must see what it returns.
     const toJSON = (value as { toJSON?: unknown }).toJSON;
     if (typeof toJSON === "function") {
       const serialised: unknown = toJSON.call(value);
-      const redacted = this.#redactNode(serialised, pattern);
+      const redacted = this.#redactNode(serialised, pattern, credentialKeys);
       return redacted === serialised ? value : redacted;
     }
-    return this.#redactRecord(value as Record<string, unknown>, pattern);
+    return this.#redactRecord(value as Record<string, unknown>, pattern, credentialKeys);
   }
 
-  #redactArray(items: readonly unknown[], pattern: RegExp | null): unknown {
+  #redactArray(items: readonly unknown[], pattern: RegExp | null, credentialKeys: boolean): unknown {
     let copy: unknown[] | null = null;
     for (let index = 0; index < items.length; index++) {
       const item = items[index];
-      const redacted = this.#redactNode(item, pattern);
+      const redacted = this.#redactNode(item, pattern, credentialKeys);
       if (redacted !== item) {
         copy ??= items.slice();
         copy[index] = redacted;
@@ -117,15 +176,15 @@ export class SecretRedactor {
     return copy ?? items;
   }
 
-  #redactRecord(record: Record<string, unknown>, pattern: RegExp | null): unknown {
+  #redactRecord(record: Record<string, unknown>, pattern: RegExp | null, credentialKeys: boolean): unknown {
     let copy: Record<string, unknown> | null = null;
     for (const key in record) {
       if (!Object.hasOwn(record, key)) continue;
       const member = record[key];
       const redacted =
-        sensitiveKeyLengths.has(key.length) && sensitiveKeys.has(key.toLowerCase())
-          ? redactCredential(member, key, () => this.#redactNode(member, pattern))
-          : this.#redactNode(member, pattern);
+        credentialKeys && sensitiveKeyLengths.has(key.length) && sensitiveKeys.has(key.toLowerCase())
+          ? redactCredential(member, key, () => this.#redactNode(member, pattern, credentialKeys))
+          : this.#redactNode(member, pattern, credentialKeys);
       // A secret can be a key too (a map keyed by token, say); redacting it keeps the member.
       const redactedKey = pattern === null ? key : this.redactString(key);
       if (copy === null && (redacted !== member || redactedKey !== key)) {

@@ -1,5 +1,6 @@
 import type { AgentOutcome } from "../contract/agent-outcome.js";
 import { CharterError } from "../foundation/charter-error.js";
+import type { SecretRedactor } from "../foundation/secret-redactor.js";
 import type { AccountingEntry } from "../session/accounting-entry.js";
 import { accountingTotals } from "../session/accounting-totals.js";
 import type { AIAgentResult } from "../session/agent-result.js";
@@ -60,8 +61,16 @@ export function createDurableRunHooks(options: {
    * may run again. Without them every call is taken as not idempotent (its turn is recorded before it runs).
    */
   readonly tools?: Pick<ToolCallGuardOptions, "manifest" | "destructiveTools">;
+  /**
+   * Redacts registered secrets from each record before it is written. The session already sees redacted data (see
+   * prepare-agent.ts); this keeps the store clean of anything that reached a record some other way (an invocation's
+   * `--set` value, say).
+   */
+  readonly redactor?: SecretRedactor;
 }) {
   const { store, writer, runId } = options;
+  const redact = <T>(value: T): T =>
+    options.redactor === undefined ? value : (options.redactor.redactSecrets(value) as T);
   const storedResults = new WeakSet<ToolExecutionResult>(options.storedResults ?? []);
   let accountingCommitted = options.resumedFrom?.state.accounting.length ?? 0;
   let previous: { readonly checkpoint: SessionCheckpoint; readonly seq: number } | null = null;
@@ -105,7 +114,7 @@ export function createDurableRunHooks(options: {
     const receipt = await asRunConflict(
       runId,
       writer.commit({
-        checkpoint: { ...encode(checkpoint), invocation: options.invocation },
+        checkpoint: redact({ ...encode(checkpoint), invocation: options.invocation }),
         accounting: added,
         totals: totalsOf(checkpoint.state.accounting, checkpoint.state.turn, checkpoint.state.toolsUsed),
         ...takeUnstoredResults(),
@@ -181,7 +190,7 @@ export function createDurableRunHooks(options: {
           }),
           status: result.status,
           errorCode: result.error_code,
-          result,
+          result: redact(result),
         });
         return result;
       };
@@ -199,7 +208,7 @@ export function createDurableRunHooks(options: {
           outcome: result.outcome,
           errorCode: result.error?.code ?? null,
           statusReason: approval ? "approval_required" : null,
-          finalReport: result.finalReport,
+          finalReport: redact(result.finalReport),
           accounting: result.accounting.slice(accountingCommitted) as AccountingEntry[],
           totals: totalsOf(result.accounting, result.turns, result.toolsUsed),
           ...takeUnstoredResults(),

@@ -28,6 +28,7 @@ import { createToolCallExecutor } from "../tools/create-tool-call-executor.js";
 import { cacheStage, type ToolResultCache } from "../tools/stages/cache-stage.js";
 import { queueStage } from "../tools/stages/queue-stage.js";
 import type { RegisteredTool } from "../tools/tool-definition.js";
+import { freezeToolResult, type ToolExecutionResult } from "../tools/tool-execution-result.js";
 import { createToolOutputStore } from "../tools/tool-output-store.js";
 import type { ToolCallContext, ToolStage } from "../tools/tool-pipeline.js";
 import type { ToolQueue } from "../tools/tool-queue.js";
@@ -35,6 +36,7 @@ import { ToolRegistry } from "../tools/tool-registry.js";
 import { createHashChainTranscript, type HashChainTranscript } from "../transcript/hash-chain-transcript.js";
 import type { TranscriptWriter } from "../transcript/transcript-writer.js";
 import { createFinalReportSupport } from "./final-report-support.js";
+import { redactingModelClient } from "./redacting-model-client.js";
 
 /** Everything that stays the same across runs of one agent. */
 export interface AgentDefinition {
@@ -169,6 +171,14 @@ export function prepareAgent(definition: AgentDefinition): PreparedAgent {
   if (definition.queues !== undefined && definition.queues.size > 0)
     beforeExecution.push(queueStage(definition.queues));
   const pipeline = createDefaultPipeline({ beforeExecution });
+  // Secrets are redacted where data enters the session (the prompt, each model answer, each tool result), so that
+  // every copy of it (conversation, checkpoints, stored results, report, printed output) holds what the transcript
+  // holds, and the request hashes, computed over it, are the ones a replay of the redacted record rebuilds.
+  const models = definition.models.map((model) => redactingModelClient(model, redactor));
+  const redactResult = (result: ToolExecutionResult): ToolExecutionResult => {
+    const redacted = redactor.redactValue(result) as ToolExecutionResult;
+    return redacted === result ? result : freezeToolResult(redacted);
+  };
 
   return {
     contract: template,
@@ -178,6 +188,7 @@ export function prepareAgent(definition: AgentDefinition): PreparedAgent {
       const outputStore = createToolOutputStore({
         runHash: blake3Hex(runId).slice(0, 24),
         countTokens: estimator.countText,
+        redact: (text) => redactor.redactString(text),
         ...(definition.toolOutputDirectory !== undefined
           ? { baseDirectory: definition.toolOutputDirectory }
           : {}),
@@ -212,25 +223,28 @@ export function prepareAgent(definition: AgentDefinition): PreparedAgent {
       const onTransition = options.onTransition;
       const conversation: AgentMessage[] = [
         systemMessage(definition.agent.systemPrompt),
-        userMessage(options.prompt),
+        userMessage(redactor.redactString(options.prompt)),
       ];
-      const { result, state } = await runSession(
+      const { result: sessionResult, state } = await runSession(
         {
           contract,
           context,
-          models: definition.models,
+          models,
           transcript,
           environment,
           runId,
           executeTool: (options.wrapToolExecutor ?? ((executor: ToolCallExecutor) => executor))(
-            createToolCallExecutor({
-              registry,
-              policy: contract,
-              environment,
-              runId,
-              outputStore,
-              pipeline,
-            }),
+            redactingExecutor(
+              createToolCallExecutor({
+                registry,
+                policy: contract,
+                environment,
+                runId,
+                outputStore,
+                pipeline,
+              }),
+              redactResult,
+            ),
           ),
           ...(options.signal !== undefined ? { signal: options.signal } : {}),
           ...(definition.preflight !== undefined ? { preflight: definition.preflight } : {}),
@@ -243,6 +257,8 @@ export function prepareAgent(definition: AgentDefinition): PreparedAgent {
         },
         conversation,
       );
+      // What is stored and returned (and so printed) is redacted whole: a provider's error message, say.
+      const result = redactor.redactValue(sessionResult) as AIAgentResult;
       // A run never throws: a failure recording its end (the store refusing the last batch, say) fails the
       // result, unless the session already failed, whose error comes first.
       let closingError: unknown = null;
@@ -256,9 +272,32 @@ export function prepareAgent(definition: AgentDefinition): PreparedAgent {
       } catch (error) {
         closingError ??= error;
       }
-      return { result: withClosingError(result, closingError), contract, transcript, state };
+      // Stored outputs live as long as the run may still read them: until it ends, unless a durable run stopped in a
+      // state it resumes from (awaiting an approval, interrupted, or its end not recorded), whose later process reads
+      // them back under the same handles.
+      const resumable =
+        options.checkpoint !== undefined &&
+        (closingError !== null ||
+          result.outcome === "INTERRUPTED" ||
+          result.error?.code === "APPROVAL_REQUIRED" ||
+          result.error?.code === "RUN_CONFLICT");
+      if (!resumable) await outputStore.remove().catch(() => undefined);
+      return {
+        result: redactor.redactValue(withClosingError(result, closingError)) as AIAgentResult,
+        contract,
+        transcript,
+        state,
+      };
     },
   };
+}
+
+/** Tool results with registered secrets redacted before the session (and everything after it) sees them. */
+function redactingExecutor(
+  executor: ToolCallExecutor,
+  redact: (result: ToolExecutionResult) => ToolExecutionResult,
+): ToolCallExecutor {
+  return async (call, context) => redact(await executor(call, context));
 }
 
 function withClosingError(result: AIAgentResult, error: unknown): AIAgentResult {

@@ -305,6 +305,7 @@ async function runLoadedAgent(
                 configuration,
                 cwd: context.cwd,
                 tenantId: context.options.tenantId ?? null,
+                redactor,
               }),
               ttlFor: toolCacheTtl(configuration),
             },
@@ -374,6 +375,7 @@ async function runLoadedAgent(
       writer: storeWriter,
       runId,
       invocation: context.invocation,
+      redactor,
       tools: {
         manifest: prepared.contract.tool_manifest,
         destructiveTools: idempotencySettings.destructiveTools,

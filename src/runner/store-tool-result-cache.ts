@@ -1,5 +1,6 @@
 import type { Configuration } from "../config/configuration-schema.js";
 import { contentHash } from "../foundation/content-hash.js";
+import type { SecretRedactor } from "../foundation/secret-redactor.js";
 import type { RunStore } from "../store/run-store.js";
 import { toolRequestHash } from "../store/tool-request-hash.js";
 import type { ToolResultCache } from "../tools/stages/cache-stage.js";
@@ -25,6 +26,8 @@ export function createStoreToolResultCache(
     readonly cwd: string;
     readonly tenantId?: string | null;
     readonly scope?: string | null;
+    /** Redacts registered secrets from each result before it is stored (the cache stage runs before the session's own redaction). */
+    readonly redactor?: SecretRedactor;
   },
 ): ToolResultCache {
   const tenantId = sources.tenantId ?? null;
@@ -63,7 +66,7 @@ export function createStoreToolResultCache(
         key: entry.key,
         server: entry.server,
         tool: entry.tool,
-        value: entry.value,
+        value: sources.redactor === undefined ? entry.value : sources.redactor.redactValue(entry.value),
         expiresAt: entry.expiresAt,
         tenantId,
         scope,

@@ -65,6 +65,8 @@ export interface ToolOutputStoreOptions {
   readonly baseDirectory?: string;
   /** Counts tokens for the handle message; without it, tokens are estimated as bytes / 4. */
   readonly countTokens?: (text: string) => number;
+  /** Applied to each output before it is written (the run's secret redactor): nothing is stored in clear. */
+  readonly redact?: (text: string) => string;
 }
 
 const runHashPattern = /^[A-Za-z0-9_-]{1,128}$/;
@@ -161,7 +163,8 @@ export function createToolOutputStore(options: ToolOutputStoreOptions): ToolOutp
   return {
     directory,
 
-    async store(text, origin) {
+    async store(output, origin) {
+      const text = options.redact === undefined ? output : options.redact(output);
       // Created once, on the first oversized output; a failure is not remembered, so a later store may retry.
       directoryReady ??= mkdir(directory, { recursive: true, mode: 0o700 })
         .then(() => checkPrivateDirectory(directory, { missingIsEmpty: false }))

@@ -322,12 +322,39 @@ describe("loadConfiguration secrets", () => {
         { value: "sk-local-123", label: `${cwdEnv}:LOCAL_KEY` },
         { value: "never-referenced", label: `${cwdEnv}:UNUSED_SECRET` },
         { value: "home-value", label: `${homeEnv}:HOME_ONLY` },
+        { value: "tok-from-process", label: "environment:PROCESS_TOKEN" },
         { value: "Bearer tok-from-process", label: "providers.local.headers.Authorization" },
         { value: "literal-org", label: "providers.local.headers.X-Org" },
         { value: "sk-literal-in-json", label: "providers.openai.apiKey" },
       ].sort(byLabel),
     );
     for (const secret of secrets) expect(secret.label).not.toContain(secret.value);
+  });
+
+  it("registers every value a ${VAR} resolves to from the process environment, wherever it is used", async () => {
+    await writeLayer("cwd", {
+      mcpServers: {
+        db: {
+          type: "stdio",
+          command: "node",
+          args: ["server.js", "--password=${DB_PASSWORD}"],
+          env: { DB_URL: "postgres://app:${DB_PASSWORD}@db/app", REGION: "${REGION}" },
+        },
+      },
+    });
+    const { secrets } = await loadConfiguration({
+      ...options,
+      configPath: undefined,
+      processEnvironment: {
+        DB_PASSWORD: "hunter2-from-process",
+        REGION: "eu-west-1",
+        UNUSED: "not-referenced",
+      },
+    });
+    expect(secrets).toContainEqual({ value: "hunter2-from-process", label: "environment:DB_PASSWORD" });
+    expect(secrets).toContainEqual({ value: "eu-west-1", label: "environment:REGION" });
+    // Only what configuration references: the rest of the environment is not Charter's to redact.
+    expect(secrets.map((secret) => secret.value)).not.toContain("not-referenced");
   });
 });
 

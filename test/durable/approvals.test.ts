@@ -1,6 +1,8 @@
-import { readFile, writeFile } from "node:fs/promises";
+import { readFile, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { blake3Hex } from "../../src/foundation/content-hash.js";
 import { resumeStoredRun } from "../../src/runner/resume-stored-run.js";
 import type { AIAgentResult } from "../../src/session/agent-result.js";
 import {
@@ -125,6 +127,45 @@ describe("an approval applies to the exact pending call, once", () => {
     const shown = JSON.parse((await charter(["runs", "show", stopped.runId, "--json"])).stdout);
     expect(shown).toMatchObject({ status: "awaiting_approval", statusReason: "approval_required" });
     expect(await recordedKeys(recordFile)).toEqual([]);
+  });
+});
+
+describe("stored tool outputs of a run stopped for an approval", () => {
+  it("are kept while the run waits, read back after the resume, and removed when it ends", async () => {
+    const { charter, run } = await setUp(
+      [
+        {
+          kind: "tool_calls",
+          calls: [{ id: "call_big", name: "test__big_output", arguments: { lines: 300 } }],
+        },
+        erase("call_erase", "erase"),
+        {
+          kind: "tool_calls",
+          calls: [
+            {
+              id: "call_read",
+              name: "tool_output",
+              arguments: { handle: "out-1", mode: "read", end_line: 2 },
+            },
+          ],
+        },
+        finish,
+      ],
+      "destructiveTools: [test__record]\ntoolResponseMaxBytes: 2000",
+    );
+    const stopped = parsed(await run());
+    expect(stopped.error?.code).toBe("APPROVAL_REQUIRED");
+    const folder = join(tmpdir(), `charter-${blake3Hex(stopped.runId).slice(0, 24)}`);
+    expect((await readFile(join(folder, "out-1.txt"), "utf8")).split("\n")).toHaveLength(300);
+
+    const resumed = parsed(await charter(["resume", stopped.runId, "--approve", "call_erase", "--json"]));
+    expect(resumed.outcome).toBe("COMPLETED_WITH_TOOLS");
+    // The resumed process served the handle the first one issued.
+    const read = resumed.conversation.find(
+      (message) => message.role === "tool" && message.tool_call_id === "call_read",
+    );
+    expect(JSON.stringify(read)).toContain("line 000001");
+    await expect(stat(folder)).rejects.toMatchObject({ code: "ENOENT" });
   });
 });
 

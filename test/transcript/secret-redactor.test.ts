@@ -182,3 +182,47 @@ describe("SecretRedactor.redactValue", () => {
     });
   });
 });
+
+describe("SecretRedactor.createStreamRedactor", () => {
+  it("never shows part of a secret split across pieces, and shows everything once the text is complete", () => {
+    fc.assert(
+      fc.property(
+        fc.string({ maxLength: 40 }),
+        fc.string({ maxLength: 40 }),
+        fc.array(fc.integer({ min: 1, max: 9 }), { minLength: 1, maxLength: 30 }),
+        (before, after, sizes) => {
+          const secret = "sk-stream-secret-1234";
+          const redactor = new SecretRedactor();
+          redactor.addSecret(secret, "KEY");
+          const text = `${before}${secret}${after}${secret.slice(0, 7)}`;
+          const stream = redactor.createStreamRedactor();
+          let shown = "";
+          let offset = 0;
+          for (let index = 0; offset < text.length; index++) {
+            const size = sizes[index % sizes.length]!;
+            shown += stream.push(text.slice(offset, offset + size));
+            offset += size;
+            // Whatever has been shown so far never ends with the start of the secret (it could be completed later).
+            expect(shown.includes(secret)).toBe(false);
+          }
+          shown += stream.flush();
+          expect(shown).toBe(redactor.redactString(text));
+        },
+      ),
+    );
+  });
+});
+
+describe("SecretRedactor.redactSecrets", () => {
+  it("redacts registered secrets deeply but keeps the values of credential-bearing keys", () => {
+    const redactor = new SecretRedactor();
+    redactor.addSecret("sk-registered-99", "KEY");
+    const value = { arguments: { authorization: "model-made", note: "uses sk-registered-99" } };
+    expect(redactor.redactSecrets(value)).toEqual({
+      arguments: { authorization: "model-made", note: "uses [REDACTED:KEY]" },
+    });
+    expect(redactor.redactValue(value)).toEqual({
+      arguments: { authorization: "[REDACTED:authorization]", note: "uses [REDACTED:KEY]" },
+    });
+  });
+});

@@ -143,6 +143,8 @@ export async function runAgentFile(
   const home = options.homeDirectory ?? homedir();
   const runId = resume?.runId ?? environment.newId("run");
   let store: RunStore | null = null;
+  // Created as soon as the configuration is loaded, so that a failure after it (opening the store, say) is redacted.
+  const redactor = new SecretRedactor();
   try {
     const agentPath = resolve(cwd, options.agentPath);
     const agent = await loadAgentFile(agentPath);
@@ -155,7 +157,6 @@ export async function runAgentFile(
       ...(options.binaryDirectory !== undefined ? { binaryDirectory: options.binaryDirectory } : {}),
       ...(options.processEnvironment !== undefined ? { processEnvironment: options.processEnvironment } : {}),
     });
-    const redactor = new SecretRedactor();
     for (const secret of loaded.secrets) redactor.addSecret(secret.value, secret.label);
     options.onSecretRedactor?.(redactor);
     store = await openRunStore({
@@ -191,7 +192,7 @@ export async function runAgentFile(
     const trace = rootDelegationTrace(agent.id, maxDepth ?? defaultMaxDelegationDepth);
     return await runLoadedAgent(context, agent, options.prompt, trace, runId, options.signal, true, null);
   } catch (error) {
-    return preflightFailureResult(runId, error, environment.now());
+    return preflightFailureResult(runId, error, environment.now(), redactor);
   } finally {
     await store?.close();
   }

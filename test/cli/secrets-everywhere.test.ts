@@ -81,10 +81,10 @@ async function configure(directory: string, baseUrl: string): Promise<void> {
     join(directory, ".charter.json"),
     JSON.stringify({
       providers: {
-        // biome-ignore lint/suspicious/noTemplateCurlyInString: a configuration placeholder Charter expands.
         local: {
           type: "openai-compatible",
           baseUrl,
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: a configuration placeholder Charter expands.
           apiKey: "${LOCAL_API_KEY}",
           models: { m: { contextWindow: 32000 } },
         },

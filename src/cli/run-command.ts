@@ -1,4 +1,5 @@
 import { CharterError } from "../foundation/charter-error.js";
+import type { SecretRedactor } from "../foundation/secret-redactor.js";
 import type { CharterEvent } from "../session/charter-event.js";
 import type { CliStreams } from "./cli-streams.js";
 import { defineCommand, type FlagValues } from "./command-declaration.js";
@@ -90,6 +91,9 @@ async function runAgentCommand(
       },
     );
   }
+  // Tool arguments printed with --stream pass the run's secret redactor, which the runner hands over at start.
+  let redactor: SecretRedactor | null = null;
+  const redact = (text: string) => (redactor === null ? text : redactor.redactString(text));
   // --stream: text deltas go to stdout as they arrive; reasoning and tool calls to stderr.
   let streamedText = false;
   const onEvent =
@@ -100,7 +104,7 @@ async function runAgentCommand(
             streamedText = true;
           } else if (event.type === "reasoning_delta") streams.stderr.write(event.text);
           else if (event.type === "tool_call_started")
-            streams.stderr.write(`\n[tool] ${event.name} ${JSON.stringify(event.arguments)}\n`);
+            streams.stderr.write(redact(`\n[tool] ${event.name} ${JSON.stringify(event.arguments)}\n`));
           else if (event.type === "model_attempt_ended" && streamedText) streams.stdout.write("\n");
         }
       : undefined;
@@ -115,7 +119,9 @@ async function runAgentCommand(
     ...(values.store !== undefined ? { store: values.store } : {}),
     signal: streams.signal,
     ...(streams.binaryDirectory !== undefined ? { binaryDirectory: streams.binaryDirectory } : {}),
-    ...runObservers(values, streams),
+    ...runObservers(values, streams, process.env, (runRedactor) => {
+      redactor = runRedactor;
+    }),
   });
   if (values.json) {
     streams.stdout.write(`${JSON.stringify(result)}\n`);

@@ -45,6 +45,8 @@ export function runObservers(
   flags: RunObserverFlags,
   streams: CliStreams,
   environment: Readonly<Record<string, string | undefined>> = process.env,
+  /** Also told the run's redactor, for what the command prints itself (`--stream`'s tool calls). */
+  onRedactor?: (redactor: SecretRedactor) => void,
 ): Pick<RunAgentOptions, "onTransition" | "onSecretRedactor" | "traceModelHttp" | "traceMcp"> {
   const stderr = streams.stderr as CliStreams["stderr"] & { hasColors?: () => boolean };
   let redactor: SecretRedactor | null = null;
@@ -56,6 +58,7 @@ export function runObservers(
     {
       onSecretRedactor: (runRedactor) => {
         redactor = runRedactor;
+        onRedactor?.(runRedactor);
       },
       ...(progressWanted(stderr, flags)
         ? {

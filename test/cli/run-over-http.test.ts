@@ -295,6 +295,39 @@ describe("charter run --stream", () => {
   });
 });
 
+describe("charter run --stream with a tool call", () => {
+  it("prints the tool call on stderr with the secret redacted", async () => {
+    server = await startScriptedOpenAIServer({
+      script: [
+        {
+          kind: "tool_calls",
+          calls: [{ name: "test__echo", arguments: { text: `leak ${secret}` } }],
+          stream: { chunkSize: 8 },
+        },
+        { kind: "text", text: "done", stream: { chunkSize: 4 } },
+      ],
+    });
+    const files = await project({
+      agent: agentFile("models: [local/test-model]\ntools: [test]"),
+      config: providerConfig(server.baseUrl),
+      env: `LOCAL_API_KEY=${secret}\n`,
+    });
+    const run = await cli([
+      "run",
+      files.agentPath,
+      "Echo.",
+      "--config",
+      files.configPath,
+      "--stream",
+      "--runs-dir",
+      files.runsDirectory,
+    ]);
+    expect(run.exitCode).toBe(0);
+    expect(run.stderr).toContain('[tool] test__echo {"text":"leak [REDACTED:');
+    expect(run.stderr).not.toContain(secret);
+  });
+});
+
 describe("a stream cut mid-way", () => {
   it("is a failed attempt that is retried, and what arrived before the cut is kept in the transcript", async () => {
     server = await startScriptedOpenAIServer({

@@ -1,6 +1,7 @@
 import type { CommandDeclaration } from "./command-declaration.js";
 import { demoCommand } from "./demo-command.js";
 import { doctorCommand } from "./doctor-command.js";
+import { initCommand } from "./init-command.js";
 import { replayCommand } from "./replay-command.js";
 import { resumeCommand } from "./resume-command.js";
 import { runCommand } from "./run-command.js";
@@ -15,6 +16,7 @@ export const commands: readonly CommandDeclaration[] = [
   runsCommand,
   verifyCommand,
   replayCommand,
+  initCommand,
   toolsCommand,
   doctorCommand,
   demoCommand,

@@ -8,6 +8,7 @@ import { deepMerge } from "./deep-merge.js";
 import { loadEnvFile } from "./env-file.js";
 import { expandPlaceholders } from "./expand-placeholders.js";
 import { describeSchemaIssues, type SchemaIssue, schemaIssues } from "./schema-issues.js";
+import { stripJsonComments } from "./strip-json-comments.js";
 
 export interface LoadConfigurationOptions {
   /** `--config FILE`: the highest layer, and the only one that must exist. */
@@ -178,7 +179,8 @@ async function readLayer(path: string, required: boolean): Promise<string | null
 function parseJson(text: string, file: string): Record<string, unknown> {
   let data: unknown;
   try {
-    data = JSON.parse(text);
+    // Comments are allowed (JSONC): `charter init` writes a commented file.
+    data = JSON.parse(stripJsonComments(text));
   } catch (error) {
     throw new CharterError(
       "CONFIGURATION_INVALID",

@@ -11,7 +11,7 @@
  * - `CHARTER_TEST_RECORD_FILE=<path>`: where the `record` tools append their JSON lines (`count_records` reads
  *   it); `record_until_released` answers once `<path>.release` exists.
  */
-import { appendFileSync, existsSync, readFileSync, watch } from "node:fs";
+import { appendFileSync, existsSync, readFileSync, watch, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
@@ -36,6 +36,12 @@ function bigOutput(lines: number, width: number): string {
 if (process.env.CHARTER_TEST_MCP_FAIL_START === "1") {
   process.stderr.write("mcp-test-server: failing on purpose before connecting\n");
   process.exit(1);
+}
+
+if (process.env.CHARTER_TEST_MCP_STUBBORN === "1") {
+  // A server that will not leave: only SIGKILL ends it.
+  for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.on(signal, () => {});
+  setInterval(() => {}, 1 << 30);
 }
 
 if (process.env.CHARTER_TEST_MCP_SILENT === "1") {
@@ -195,8 +201,10 @@ async function serve(): Promise<void> {
     installPaginatedListing(server, pageSize);
   }
 
-  process.stdin.on("end", () => process.exit(0));
+  if (process.env.CHARTER_TEST_MCP_STUBBORN !== "1") process.stdin.on("end", () => process.exit(0));
   await server.connect(new StdioServerTransport());
+  const pidFile = process.env.CHARTER_TEST_MCP_PID_FILE;
+  if (pidFile !== undefined) writeFileSync(pidFile, String(process.pid));
 }
 
 /** Resolves once `path` exists: watched, not polled, and checked again after the watch starts (no lost event). */

@@ -245,6 +245,18 @@ describe("MCP server lifecycle", () => {
     expect(unhandled).toEqual([]);
   });
 
+  it("ends a server that ignores SIGTERM and stdin closing when the source closes", async () => {
+    const pidFile = join(scratch, "stubborn.pid");
+    const source = testServer({
+      env: { CHARTER_TEST_MCP_STUBBORN: "1", CHARTER_TEST_MCP_PID_FILE: pidFile },
+    });
+    await source.start();
+    const pid = Number(readFileSync(pidFile, "utf8"));
+    expect(isRunning(pid)).toBe(true);
+    await source.close();
+    expect(isRunning(pid)).toBe(false);
+  });
+
   it("terminates the server process on close", async () => {
     const recordFile = join(scratch, "close-records.jsonl");
     writeFileSync(recordFile, "");

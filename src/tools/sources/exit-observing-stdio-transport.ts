@@ -1,5 +1,6 @@
 import type { ChildProcess } from "node:child_process";
 import { StdioClientTransport, type StdioServerParameters } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { watchedServerCommand } from "./watched-server-command.js";
 
 export interface ChildExit {
   readonly exitCode: number | null;
@@ -10,14 +11,20 @@ const stderrTailCharacters = 4096;
 
 /**
  * The SDK's stdio client transport, plus what it does not expose: how the server process ended, and the tail
- * of what it wrote to stderr. Both go into MCP_SERVER_FAILED so that a person can see why a server failed.
+ * of what it wrote to stderr. Both go into MCP_SERVER_FAILED so that a person can see why a server failed. The
+ * server runs under Charter's watchdog (`watchedServerCommand`), which mirrors its exit and ends it, and its whole
+ * process group, within seconds of Charter closing its stdin or dying.
  */
 export class ExitObservingStdioTransport extends StdioClientTransport {
   #exit: ChildExit | null = null;
   #stderrTail = "";
 
   constructor(parameters: Omit<StdioServerParameters, "stderr">) {
-    super({ ...parameters, stderr: "pipe" });
+    super({
+      ...parameters,
+      ...watchedServerCommand(parameters.command, parameters.args ?? []),
+      stderr: "pipe",
+    });
     // Attached before start: the SDK hands out the stderr stream early so that no output is lost.
     this.stderr?.on("data", (chunk: Buffer | string) => {
       this.#stderrTail = (this.#stderrTail + chunk.toString()).slice(-stderrTailCharacters);

@@ -1,0 +1,99 @@
+import { spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  type ScriptedOpenAIServer,
+  startScriptedOpenAIServer,
+} from "../../src/testing/scripted-openai-server.js";
+import { agentFile, mcpTestServerPath, project, providerConfig } from "./cli-harness.js";
+
+const binary = resolve(import.meta.dirname, "../../dist/cli/main.js");
+let server: ScriptedOpenAIServer | null = null;
+const strays: number[] = [];
+
+afterEach(async () => {
+  await server?.close();
+  server = null;
+  // A failed assertion must not leave a server that only SIGKILL ends running on the machine.
+  for (const pid of strays.splice(0)) if (isRunning(pid)) process.kill(pid, "SIGKILL");
+});
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Polls an observable condition until it holds or the deadline passes; true when it held. */
+async function eventually(condition: () => boolean, deadlineMs: number): Promise<boolean> {
+  const deadline = Date.now() + deadlineMs;
+  while (!condition()) {
+    if (Date.now() > deadline) return false;
+    await new Promise((resolvePoll) => setTimeout(resolvePoll, 50));
+  }
+  return true;
+}
+
+describe("tool servers never outlive Charter", () => {
+  it("a stdio server that ignores SIGTERM and stdin closing is gone within seconds of `charter run` dying by kill -9", async () => {
+    let requested: () => void = () => {};
+    const firstRequest = new Promise<void>((resolveRequest) => {
+      requested = resolveRequest;
+    });
+    server = await startScriptedOpenAIServer({
+      respond: () => {
+        requested();
+        return { kind: "tool_calls", calls: [{ name: "test__slow", arguments: { ms: 120_000 } }] };
+      },
+    });
+    const files = await project({
+      agent: agentFile("models: [local/test-model]\ntools: [test]\ntoolTimeout: 10m"),
+      config: providerConfig(server.baseUrl),
+      env: "LOCAL_API_KEY=key-for-lifetime-test\n",
+    });
+    // The same project, its server made stubborn and asked to say who it is.
+    const pidFile = join(files.directory, "server.pid");
+    const config = providerConfig(server.baseUrl, {
+      mcpServers: {
+        test: {
+          type: "stdio",
+          command: process.execPath,
+          args: [mcpTestServerPath],
+          env: { CHARTER_TEST_MCP_STUBBORN: "1", CHARTER_TEST_MCP_PID_FILE: pidFile },
+        },
+      },
+    });
+    await writeFile(files.configPath, JSON.stringify(config));
+    const child = spawn(
+      process.execPath,
+      [
+        binary,
+        "run",
+        files.agentPath,
+        "Wait.",
+        "--config",
+        files.configPath,
+        "--runs-dir",
+        files.runsDirectory,
+      ],
+      { stdio: ["ignore", "ignore", "ignore"] },
+    );
+    const exited = new Promise<void>((resolveExit) => child.on("exit", () => resolveExit()));
+    // The model is asked only once the server listed its tools, by which time it has written its pid.
+    await firstRequest;
+    expect(existsSync(pidFile)).toBe(true);
+    const serverPid = Number(readFileSync(pidFile, "utf8"));
+    strays.push(serverPid);
+    expect(isRunning(serverPid)).toBe(true);
+
+    child.kill("SIGKILL");
+    await exited;
+    // Charter's watchdog gives the server 2 s, then SIGTERM, then SIGKILL one second later.
+    expect(await eventually(() => !isRunning(serverPid), 15_000)).toBe(true);
+  });
+});

@@ -135,7 +135,9 @@ async function runCase(
   problems.push(
     ...conformanceCase.check({ result, entries, toolResults: executedToolResults(entries), toolLog }),
   );
-  return {
+  // The transcript entries it was read from are redacted already; the record is redacted again as a whole, since
+  // it is printed, so that no later field can carry a secret out.
+  const record: ConformanceCaseRun = {
     case: conformanceCase.name,
     title: conformanceCase.title,
     repetition,
@@ -151,6 +153,7 @@ async function runCase(
     problems,
     durationMs,
   };
+  return redactor.redactValue(record) as ConformanceCaseRun;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { CommandDeclaration } from "./command-declaration.js";
+import { conformanceCommand } from "./conformance-command.js";
 import { demoCommand } from "./demo-command.js";
 import { doctorCommand } from "./doctor-command.js";
 import { initCommand } from "./init-command.js";
@@ -19,5 +20,6 @@ export const commands: readonly CommandDeclaration[] = [
   initCommand,
   toolsCommand,
   doctorCommand,
+  conformanceCommand,
   demoCommand,
 ];

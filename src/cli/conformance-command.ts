@@ -1,9 +1,10 @@
 import type { ConformanceMetrics } from "../conformance/conformance-metrics.js";
 import type { ConformanceCaseRun, ConformanceReport } from "../conformance/run-conformance-corpus.js";
-import { runConformance } from "../conformance/run-conformance.js";
 import { CharterError } from "../foundation/charter-error.js";
 import type { CliStreams } from "./cli-streams.js";
+import { defineCommand, type FlagValues } from "./command-declaration.js";
 import { exitCodes } from "./exit-code.js";
+import { sharedFlags } from "./shared-flags.js";
 
 function parseRepeat(text: string | undefined): number {
   if (text === undefined) return 1;
@@ -19,7 +20,8 @@ function parseRepeat(text: string | undefined): number {
 function runLine(run: ConformanceCaseRun): string {
   const verdict = run.passed ? "PASS" : "FAIL";
   const did = run.inferences.length === 0 ? "no model answer" : run.inferences.join("; ");
-  const expected = run.outcome === run.expectedOutcome ? "" : ` (the contract prescribes ${run.expectedOutcome})`;
+  const expected =
+    run.outcome === run.expectedOutcome ? "" : ` (the contract prescribes ${run.expectedOutcome})`;
   const lines = [
     `${verdict}  ${run.case} #${run.repetition}: ${run.title}`,
     `      the model: ${run.behaviour} (${did})`,
@@ -53,20 +55,50 @@ function summaryText(report: ConformanceReport): string {
   return `${passed} of ${report.runs.length} run(s) passed: ${report.passed ? "conformant" : "NOT conformant"}`;
 }
 
-/**
- * `charter conformance --model provider/model [--config FILE] [--repeat N] [--json]`: runs the conformance corpus
- * against a real endpoint. Prints each run as it ends (what the model did, the outcome, pass or fail), then the
- * baseline metrics; `--json` prints only the report. Exit 0 when every run passed, 1 otherwise.
- */
-export async function conformanceCommand(
+const flags = {
+  model: {
+    type: "string",
+    valueName: "PROVIDER/MODEL",
+    description: "The model to check: a provider/model the configuration defines (required).",
+  },
+  config: sharedFlags.config,
+  repeat: {
+    type: "string",
+    valueName: "N",
+    default: "1",
+    description: "Run the six cases N times; the baseline metrics are computed over every run.",
+  },
+  json: { ...sharedFlags.json, description: "Print the whole report as one JSON document." },
+} as const;
+
+/** `charter conformance`: the conformance corpus against a real endpoint, judged by what the model did. */
+export const conformanceCommand = defineCommand({
+  name: "conformance",
+  summary: "Check a model endpoint against the execution contract (six cases, baseline metrics)",
+  description:
+    "Runs six cases against the model with tools built into Charter: a required tool called properly, malformed tool calls, narration instead of a call, a call while tools are forbidden, an oversized tool output, a tool call that times out. A real model cannot be made to misbehave on cue, so each run passes when Charter's outcome is the one the contract prescribes for what the model actually did and the transcript's invariants hold. Prints per case what the model did, the outcome and PASS or FAIL, then the baseline metrics (no-tool-call rate, parse-failure rate, average and p95 model calls and duration per run, budget-exhausted exits). Exit 0 when every run passed, 1 otherwise.",
+  positionals: [],
+  flags,
+  examples: [
+    "charter conformance --config .charter.json --model openai/gpt-4o-mini",
+    "charter conformance --model ollama/qwen3:8b --repeat 5 --json   # the report as JSON",
+  ],
+  run: runConformanceCommand,
+});
+
+async function runConformanceCommand(
   positionals: readonly string[],
-  values: { config?: string; model?: string; repeat?: string; json?: boolean },
+  values: FlagValues<typeof flags>,
   streams: CliStreams,
 ): Promise<number> {
   if (positionals.length > 0) {
-    throw new CharterError("ARGUMENT_INVALID", `charter conformance takes no arguments, got '${positionals[0]}'`, {
-      details: { argument: positionals[0] },
-    });
+    throw new CharterError(
+      "ARGUMENT_INVALID",
+      `charter conformance takes no arguments, got '${positionals[0]}'`,
+      {
+        details: { argument: positionals[0] },
+      },
+    );
   }
   if (values.model === undefined) {
     throw new CharterError(
@@ -77,6 +109,7 @@ export async function conformanceCommand(
   }
   const repeat = parseRepeat(values.repeat);
   const json = values.json === true;
+  const { runConformance } = await import("../conformance/run-conformance.js");
   if (!json) streams.stdout.write(`charter conformance: ${values.model}, 6 cases x ${repeat}\n\n`);
   const report = await runConformance({
     model: values.model,

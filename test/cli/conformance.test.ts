@@ -100,7 +100,9 @@ describe("charter conformance", () => {
     child.kill("SIGINT");
     expect(await exited).toBe(1);
     expect(stdout).toContain("FAIL  required_valid_call #1");
-    expect(stdout).toContain("the run was interrupted (the pass was cancelled), so what the model did was not judged");
+    expect(stdout).toContain(
+      "the run was interrupted (the pass was cancelled), so what the model did was not judged",
+    );
     expect(stdout).toContain("NOT conformant");
   });
 

@@ -75,7 +75,7 @@ describe("kill -9 and resume", () => {
     } finally {
       await opened.close();
     }
-  });
+  }, 60_000); // six charter processes one after another (run, resume, verify, replay, runs show): slow on a busy machine
 
   it("killed while a non-idempotent tool runs: the tool is not run again, the model is told its outcome is unknown", async () => {
     const { directory, recordFile, store } = await durableWorkspace([

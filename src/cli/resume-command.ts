@@ -21,6 +21,14 @@ const flags = {
     defaultText: "none",
     description: "Deny this pending tool call: the model is told it was denied.",
   },
+  answer: {
+    type: "string",
+    multiple: true,
+    valueName: "CALL-ID=JSON",
+    defaultText: "none",
+    description:
+      "Answer the question a tool's server asked in this pending call: a JSON object with the fields it asked for, or decline or cancel. CALL-ID= may be left out when the run waits on one question.",
+  },
   json: { ...sharedFlags.json, description: "Print the whole result as JSON." },
   store: sharedFlags.store,
   config: sharedFlags.config,
@@ -31,12 +39,17 @@ const flags = {
 /** `charter resume <run-id> [--approve <call-id>]... [--deny <call-id>]...`. */
 export const resumeCommand = defineCommand({
   name: "resume",
-  summary: "Continue a stopped run, approving or denying its pending tool calls",
+  summary:
+    "Continue a stopped run, approving or denying its pending tool calls, or answering their questions",
   description:
     "Continues a run from the run store where it stopped (awaiting approval, interrupted, or a process that died), with the same contract, and prints its report as charter run does.",
   positionals: [{ name: "run-id", description: "The run to continue." }],
   flags,
-  examples: ["charter resume 01JD8X3K2M --approve call_1", "charter resume 01JD8X3K2M --deny call_2 --json"],
+  examples: [
+    "charter resume 01JD8X3K2M --approve call_1",
+    "charter resume 01JD8X3K2M --deny call_2 --json",
+    `charter resume 01JD8X3K2M --answer 'call_3={"environment":"staging"}'`,
+  ],
   run: resumeRun,
 });
 
@@ -57,6 +70,7 @@ async function resumeRun(
     runId,
     approve: values.approve ?? [],
     deny: values.deny ?? [],
+    answer: values.answer ?? [],
     signal: streams.signal,
     ...runObservers(values, streams),
     ...(streams.binaryDirectory !== undefined ? { binaryDirectory: streams.binaryDirectory } : {}),

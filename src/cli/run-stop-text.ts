@@ -24,15 +24,22 @@ export function runStopText(result: AIAgentResult): string {
     for (const line of tail) lines.push(`  | ${line}`);
   }
   const approvals = result.pendingApprovals ?? [];
-  for (const approval of approvals) lines.push(`pending ${pendingApprovalText(approval)}`);
+  for (const approval of approvals) lines.push(...`pending ${pendingApprovalText(approval)}`.split("\n"));
   // Nothing is stored for a run that failed before its session started: there is nothing to show or resume.
   const stored = result.transcript.entries > 0;
   lines.push(stored ? `run ${runId}` : `run ${runId} did not start; nothing was stored`);
-  if (approvals.length > 0) {
-    const ids = approvals.map((approval) => approval.callId);
+  const questions = approvals.filter((approval) => approval.question !== undefined);
+  const toApprove = approvals.filter((approval) => approval.question === undefined);
+  if (questions.length > 0) {
+    const answers = questions.map((approval) => `--answer '${approval.callId}={...}'`).join(" ");
+    lines.push(`  answer:   charter resume ${runId} ${answers}   (a JSON object, or decline)`);
+  }
+  if (toApprove.length > 0) {
+    const ids = toApprove.map((approval) => approval.callId);
     lines.push(`  approve:  charter resume ${runId} ${ids.map((id) => `--approve ${id}`).join(" ")}`);
     lines.push(`  deny:     charter resume ${runId} ${ids.map((id) => `--deny ${id}`).join(" ")}`);
-  } else if (stored && result.outcome === "INTERRUPTED") {
+  }
+  if (approvals.length === 0 && stored && result.outcome === "INTERRUPTED") {
     lines.push(`  continue: charter resume ${runId}`);
   }
   if (stored) lines.push(`  inspect:  charter runs show ${runId} --conversation`);

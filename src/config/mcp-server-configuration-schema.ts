@@ -58,6 +58,7 @@ export const mcpServerShape = {
   requestTimeout: durationSchema.optional(),
   reconnect: reconnectSchema.optional(),
   queue: z.string().min(1).optional(),
+  roots: z.array(z.string().min(1)).optional(),
 };
 
 const stdioOnlyKeys = ["command", "args", "env", "cwd"] as const;
@@ -77,6 +78,7 @@ function commonKeys(server: McpServerInput) {
     ...(server.requestTimeout === undefined ? {} : { requestTimeout: server.requestTimeout }),
     ...(server.reconnect === undefined ? {} : { reconnect: server.reconnect }),
     ...(server.queue === undefined ? {} : { queue: server.queue }),
+    ...(server.roots === undefined ? {} : { roots: server.roots }),
   };
 }
 

@@ -30,6 +30,21 @@ export interface ToolInvocation {
   readonly raw_payload: Readonly<Record<string, unknown>> | null;
 }
 
+/**
+ * An image or audio clip a tool returned beside its text. The message holds only its description; the bytes are a
+ * raw payload of the run (`{ type, media_type, data }` with base64 `data`), stored by content hash, so the
+ * transcript stays small and an offline replay still has them.
+ */
+export interface ContentAttachment {
+  readonly type: "image" | "audio";
+  /** For example `image/png`, `audio/wav`. */
+  readonly media_type: string;
+  /** The decoded size. */
+  readonly bytes: number;
+  /** The content hash of the raw payload holding the bytes. */
+  readonly payload_hash: string;
+}
+
 export interface AgentMessage {
   readonly role: AgentRole;
   readonly content: string;
@@ -38,6 +53,11 @@ export interface AgentMessage {
   readonly tool_call_id?: string;
   /** For `tool` messages: the tool's name. */
   readonly tool_name?: string;
+  /**
+   * For `tool` messages: images and audio the tool returned. A provider that accepts them in tool results is sent
+   * them beside `content`; others get `content` alone, which describes them.
+   */
+  readonly attachments?: readonly ContentAttachment[];
   /** Reasoning text the model returned beside its answer, kept so that the conversation stays provider-valid. */
   readonly reasoning?: string;
   /**
@@ -59,6 +79,14 @@ export function userMessage(content: string): AgentMessage {
   return { content, role: "user", tool_calls: [] };
 }
 
-export function toolMessage(callId: string, toolName: string, content: string): AgentMessage {
+export function toolMessage(
+  callId: string,
+  toolName: string,
+  content: string,
+  attachments?: readonly ContentAttachment[],
+): AgentMessage {
+  if (attachments !== undefined && attachments.length > 0) {
+    return { attachments, content, role: "tool", tool_call_id: callId, tool_calls: [], tool_name: toolName };
+  }
   return { content, role: "tool", tool_call_id: callId, tool_calls: [], tool_name: toolName };
 }

@@ -28,6 +28,11 @@ export interface ModelRequest {
   readonly stream?: boolean;
   /** With `stream`, called with each text and reasoning delta and once per tool call, as they arrive. */
   readonly onDelta?: (delta: ModelDelta) => void;
+  /**
+   * The bytes (base64) of a tool message's attachment, by its payload hash; `undefined` when they are not at hand
+   * (the attachment is then sent as its text description only).
+   */
+  readonly attachmentData?: (payloadHash: string) => string | undefined;
 }
 
 export interface ModelUsage {

@@ -100,6 +100,8 @@ export interface AgentRunOptions {
     readonly transcriptCreatedAt: string;
     /** Where the stored chain ends (entries may have been stored after the checkpoint); default the checkpoint. */
     readonly continueFrom?: { readonly entryCount: number; readonly headHash: string };
+    /** The bytes (base64) of the conversation's tool attachments, read back from the run's raw payloads. */
+    readonly attachmentData?: ReadonlyMap<string, string>;
   };
   /** Awaited after the session ends and before the transcript closes (a run store records the outcome). */
   readonly beforeClose?: (result: AIAgentResult) => Promise<void>;
@@ -251,6 +253,9 @@ export function prepareAgent(definition: AgentDefinition): PreparedAgent {
           ...(options.onEvent !== undefined ? { onEvent: options.onEvent } : {}),
           ...(options.checkpoint !== undefined ? { checkpoint: options.checkpoint } : {}),
           ...(options.resume !== undefined ? { resumeFrom: options.resume.checkpoint } : {}),
+          ...(options.resume?.attachmentData !== undefined
+            ? { attachmentData: options.resume.attachmentData }
+            : {}),
           ...(onTransition !== undefined
             ? { onTransition: (next, out) => onTransition(next, out, contract) }
             : {}),

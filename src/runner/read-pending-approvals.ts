@@ -3,7 +3,15 @@ import type { RunStore } from "../store/run-store.js";
 
 interface RecordedExecute {
   readonly action?: { readonly calls?: readonly { id: string; name: string; arguments: unknown }[] };
-  readonly result?: { readonly pending_approvals?: readonly string[] };
+  readonly result?: {
+    readonly pending_approvals?: readonly string[];
+    readonly pending_questions?: readonly {
+      call_id: string;
+      server: string;
+      message: string;
+      requested_schema: Record<string, unknown>;
+    }[];
+  };
 }
 
 /**
@@ -29,8 +37,25 @@ export async function readPendingApprovals(
   const pending: PendingApproval[] = [];
   for (const callId of last.recorded.result?.pending_approvals ?? []) {
     const call = calls.find((candidate) => candidate.id === callId);
-    if (call !== undefined)
-      pending.push({ turn: last.turn, callId, tool: call.name, arguments: call.arguments ?? null });
+    if (call === undefined) continue;
+    const question = last.recorded.result?.pending_questions?.find(
+      (candidate) => candidate.call_id === callId,
+    );
+    pending.push({
+      turn: last.turn,
+      callId,
+      tool: call.name,
+      arguments: call.arguments ?? null,
+      ...(question === undefined
+        ? {}
+        : {
+            question: {
+              server: question.server,
+              message: question.message,
+              requestedSchema: question.requested_schema,
+            },
+          }),
+    });
   }
   return pending;
 }

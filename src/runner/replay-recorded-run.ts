@@ -16,7 +16,12 @@ import {
   checkpointKindAfter,
   type SessionCheckpoint,
 } from "../session/session-checkpoint.js";
-import type { AttemptRecord, PreflightProblem, SessionEvent } from "../session/session-event.js";
+import type {
+  AttemptRecord,
+  PendingQuestion,
+  PreflightProblem,
+  SessionEvent,
+} from "../session/session-event.js";
 import type { SessionState } from "../session/session-state.js";
 import { initialSessionState } from "../session/session-state.js";
 import {
@@ -303,12 +308,18 @@ export async function replayRecordedRun(
         });
       }
       const results = replayed.results;
-      const pendingApprovals = (recorded.result as { pending_approvals?: string[] }).pending_approvals;
+      const recordedResult = recorded.result as {
+        pending_approvals?: string[];
+        pending_questions?: PendingQuestion[];
+      };
+      const pendingApprovals = recordedResult.pending_approvals;
+      const pendingQuestions = recordedResult.pending_questions;
       event = {
         type: "tools_completed",
         ...common,
         results,
         ...(pendingApprovals !== undefined ? { pendingApprovals } : {}),
+        ...(pendingQuestions !== undefined ? { pendingQuestions } : {}),
       };
     }
     output = transition(state, event, context);

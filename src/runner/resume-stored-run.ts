@@ -5,8 +5,10 @@ import type { CharterEvent } from "../session/charter-event.js";
 import type { SessionCheckpoint } from "../session/session-checkpoint.js";
 import { openRunStore } from "../store/open-run-store.js";
 import type { RunStatus } from "../store/run-record.js";
+import type { McpElicitationAnswer } from "../tools/sources/mcp-client-features.js";
 import type { RunInvocation } from "./durable-run-hooks.js";
 import { loadSessionCheckpoint } from "./load-session-checkpoint.js";
+import { parseElicitationAnswers } from "./parse-elicitation-answers.js";
 import { readPendingApprovals } from "./read-pending-approvals.js";
 import { type ResumedToolCalls, resumedToolCalls } from "./resumed-tool-calls.js";
 import { type RunAgentOptions, runAgentFile } from "./run-agent.js";
@@ -22,6 +24,11 @@ export interface ResumeStoredRunOptions
    * wait on throws ARGUMENT_INVALID and leaves the run as it was.
    */
   readonly deny?: readonly string[];
+  /**
+   * `--answer [CALL-ID=]ANSWER`: answers to the questions a tool's server asked (MCP elicitation); the call is run
+   * again and its server's question answered with them. See `parseElicitationAnswers`.
+   */
+  readonly answer?: readonly string[];
   /** The run store; default as for `runAgent`, from the configuration found from `cwd` (and `configPath`). */
   readonly store?: string;
   /**
@@ -63,6 +70,7 @@ export async function resumeStoredRun(options: ResumeStoredRunOptions): Promise<
     ...(options.binaryDirectory !== undefined ? { binaryDirectory: options.binaryDirectory } : {}),
   });
   const store = await openRunStore({ ...location, environment });
+  let answers = new Map<string, McpElicitationAnswer>();
   let prepared: {
     invocation: RunInvocation;
     checkpoint: SessionCheckpoint;
@@ -107,12 +115,15 @@ export async function resumeStoredRun(options: ResumeStoredRunOptions): Promise<
       );
     }
     const awaitingApproval = run.status === "awaiting_approval";
+    const pending = awaitingApproval ? await readPendingApprovals(store, options.runId) : [];
+    answers = parseElicitationAnswers(options.answer ?? [], pending);
     const resumedCalls = resumedToolCalls({
       checkpoint: document,
       storedResults: document.kind === "before_execute" ? await store.readToolResults(options.runId) : [],
       awaitingApproval,
-      pending: awaitingApproval ? await readPendingApprovals(store, options.runId) : [],
-      approve: options.approve ?? [],
+      pending,
+      // An answered call runs again, as an approved one does: its server asks again and gets the answer.
+      approve: [...(options.approve ?? []), ...answers.keys()],
       deny: options.deny ?? [],
     });
     // The run is reopened by the runner only once everything that can refuse (agent file, configuration, tool
@@ -164,6 +175,7 @@ export async function resumeStoredRun(options: ResumeStoredRunOptions): Promise<
       decisions: prepared.decisions,
       completed: prepared.completed,
       possiblyInFlight: prepared.possiblyInFlight,
+      answers,
     },
   );
 }

@@ -20,12 +20,14 @@ import { openRunStore } from "../store/open-run-store.js";
 import type { RunStatus } from "../store/run-record.js";
 import type { RunStore } from "../store/run-store.js";
 import { createStoreTranscriptWriter } from "../store/store-transcript-writer.js";
+import type { McpElicitationAnswer, McpElicitationRequest } from "../tools/sources/mcp-client-features.js";
 import type { RegisteredTool, ToolSource } from "../tools/tool-definition.js";
 import { processToolQueues } from "../tools/tool-queues.js";
 import { createJsonlTranscriptWriter } from "../transcript/jsonl-transcript-writer.js";
 import { createTeeTranscriptWriter } from "../transcript/tee-transcript-writer.js";
 import { configureToolIdempotency } from "./configure-tool-idempotency.js";
 import { createExtractionRunner } from "./create-extraction-runner.js";
+import { createSamplingRunner } from "./create-sampling-runner.js";
 import { type DelegationTrace, defaultMaxDelegationDepth, rootDelegationTrace } from "./delegation-trace.js";
 import { createDurableRunHooks, type RunInvocation } from "./durable-run-hooks.js";
 import {
@@ -121,6 +123,8 @@ export interface ResumeRequest {
   readonly decisions: readonly ToolCallDecision[];
   readonly completed: readonly CompletedToolCall[];
   readonly possiblyInFlight: TurnCall | null;
+  /** Answers to the questions tool servers asked (MCP elicitation), by call id. */
+  readonly answers?: ReadonlyMap<string, McpElicitationAnswer>;
 }
 
 /**
@@ -198,6 +202,31 @@ export async function runAgentFile(
   }
 }
 
+/**
+ * The bytes of the images and audio in a resumed run's conversation, from its stored raw payloads, so that a
+ * provider that accepts them still gets them after the resume. Reads nothing when there are none.
+ */
+async function readAttachmentData(
+  store: RunStore,
+  runId: string,
+  checkpoint: SessionCheckpoint,
+): Promise<ReadonlyMap<string, string>> {
+  const wanted = new Set<string>();
+  for (const message of checkpoint.state.conversation) {
+    for (const attachment of message.attachments ?? []) wanted.add(attachment.payload_hash);
+  }
+  const found = new Map<string, string>();
+  if (wanted.size === 0) return found;
+  for await (const page of store.readRunRawPayloads(runId)) {
+    for (const payload of page) {
+      if (!wanted.has(payload.hash)) continue;
+      const data = (JSON.parse(payload.json) as { data?: unknown }).data;
+      if (typeof data === "string") found.set(payload.hash, data);
+    }
+  }
+  return found;
+}
+
 /** Runs one loaded agent (the top-level one, or a sub-agent for a tool call); never throws. */
 async function runLoadedAgent(
   context: RunContext,
@@ -221,10 +250,28 @@ async function runLoadedAgent(
       configuration,
     );
     const toolReferences = overrides.tools ?? agent.settings.tools ?? defaults.tools ?? [];
+    const traceModelHttp = context.options.traceModelHttp;
+    const models = targets.map((target) =>
+      createModelClient(target, {
+        environment,
+        ...(traceModelHttp === undefined
+          ? {}
+          : { fetch: createTracingFetch(`${target.provider}/${target.model}`, traceModelHttp, redactor) }),
+      }),
+    );
     const traceMcp = context.options.traceMcp;
     const started = await startToolSources(toolReferences, configuration, {
       cwd: context.cwd,
       environment,
+      sampling: createSamplingRunner({ targets, models, environment, redactor, callPath: trace.callPath }),
+      // A server's question stops the top-level run for a human answer (`charter resume --answer`); a sub-agent
+      // has no one to ask, so its servers are not offered elicitation.
+      ...(topLevel
+        ? {
+            elicitation: (request: McpElicitationRequest) =>
+              context.resume?.answers?.get(request.callId) ?? null,
+          }
+        : {}),
       ...(traceMcp === undefined
         ? {}
         : {
@@ -263,15 +310,6 @@ async function runLoadedAgent(
       );
     }
 
-    const traceModelHttp = context.options.traceModelHttp;
-    const models = targets.map((target) =>
-      createModelClient(target, {
-        environment,
-        ...(traceModelHttp === undefined
-          ? {}
-          : { fetch: createTracingFetch(`${target.provider}/${target.model}`, traceModelHttp, redactor) }),
-      }),
-    );
     // Each key with the precedence of every setting: `--set`, else the agent file's list, else the configuration
     // defaults'. They decide approvals and repeats, so an override must never be accepted and then ignored.
     const idempotencySettings = {
@@ -416,6 +454,7 @@ async function runLoadedAgent(
               checkpoint: resume.checkpoint,
               transcriptCreatedAt: resume.transcriptCreatedAt,
               continueFrom: resume.continueFrom,
+              attachmentData: await readAttachmentData(context.store, runId, resume.checkpoint),
             },
           }
         : {}),

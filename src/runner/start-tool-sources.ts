@@ -1,6 +1,7 @@
 import type { Configuration } from "../config/configuration-schema.js";
 import { CharterError } from "../foundation/charter-error.js";
 import type { RuntimeEnvironment } from "../foundation/environment.js";
+import type { McpElicitationHandler, McpSamplingHandler } from "../tools/sources/mcp-client-features.js";
 import { createRestToolSource, restToolPrefix } from "../tools/sources/rest-tool-source.js";
 import type { RegisteredTool, ToolSource } from "../tools/tool-definition.js";
 import { createToolNameFilter } from "../tools/tool-name-filter.js";
@@ -23,6 +24,10 @@ export async function startToolSources(
     readonly environment: RuntimeEnvironment;
     /** `--trace-mcp`: every JSON-RPC message of every MCP server, with the server's name. */
     readonly traceMcp?: (server: string, direction: "send" | "receive", message: unknown) => void;
+    /** Serves the MCP servers' sampling requests; without it, sampling is not offered. */
+    readonly sampling?: McpSamplingHandler;
+    /** Answers the MCP servers' questions for the user; without it, elicitation is not offered. */
+    readonly elicitation?: McpElicitationHandler;
   },
 ): Promise<{
   sources: ToolSource[];
@@ -78,6 +83,8 @@ export async function startToolSources(
           ...(options.traceMcp === undefined
             ? {}
             : { traceMessage: (direction, message) => options.traceMcp?.(name, direction, message) }),
+          ...(options.sampling === undefined ? {} : { sampling: options.sampling }),
+          ...(options.elicitation === undefined ? {} : { elicitation: options.elicitation }),
         }),
       );
     }

@@ -1,4 +1,4 @@
-import { type AgentMessage, toolMessage } from "../contract/agent-message.js";
+import { type AgentMessage, type ContentAttachment, toolMessage } from "../contract/agent-message.js";
 import type { ToolExecutionResult } from "../tools/tool-execution-result.js";
 import type { AccountingEntry } from "./accounting-entry.js";
 import { commitTurn } from "./commit-turn.js";
@@ -61,6 +61,7 @@ export function observeToolResults(
     const result = byCallId.get(call.id);
     const plan = state.plannedToolMessages.get(call.id);
     let content: string;
+    let attachments: readonly ContentAttachment[] | undefined;
     let status: string;
     let errorCode: string | null;
     if (result !== undefined) {
@@ -77,6 +78,10 @@ export function observeToolResults(
         content = result.content;
         status = result.status;
         errorCode = result.error_code;
+        // Only stored attachments (by hash) enter the conversation; the driver stores every one it is handed.
+        attachments = result.attachments?.filter(
+          (attachment): attachment is ContentAttachment => "payload_hash" in attachment,
+        );
       }
       if (result.executed) {
         lastExecuted = call.name;
@@ -115,7 +120,7 @@ export function observeToolResults(
       status = "failed";
       errorCode = "TOOL_EXECUTION_FAILED";
     }
-    let reply = toolMessage(call.id, call.name, content);
+    let reply = toolMessage(call.id, call.name, content, attachments);
     let tokens = context.countMessage(reply);
     let guarded = false;
     if (

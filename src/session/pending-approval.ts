@@ -9,4 +9,10 @@ export interface PendingApproval {
   readonly tool: string;
   /** The arguments as the transcript holds them: registered secrets and credential-bearing keys redacted. */
   readonly arguments: unknown;
+  /** Set when the call waits for an answer to its server's question (`charter resume --answer`), not an approval. */
+  readonly question?: {
+    readonly server: string;
+    readonly message: string;
+    readonly requestedSchema: Readonly<Record<string, unknown>>;
+  };
 }

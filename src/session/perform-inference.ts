@@ -16,6 +16,7 @@ export async function performInference(
   effect: InferEffect,
   dependencies: SessionDependencies,
   signal: AbortSignal,
+  attachmentData?: (payloadHash: string) => string | undefined,
 ): Promise<AttemptRecord> {
   const { contract, environment, transcript } = dependencies;
   const client = dependencies.models[effect.targetIndex];
@@ -38,6 +39,7 @@ export async function performInference(
       // Each target has its own resolved parameters (per-model overrides; null ones are not sent).
       parameters: target?.request_parameters ?? contract.request_parameters,
       abortSignal: signal,
+      ...(attachmentData === undefined ? {} : { attachmentData }),
       ...(contract.stream
         ? {
             stream: true,

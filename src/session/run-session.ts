@@ -1,7 +1,7 @@
 import type { AgentMessage } from "../contract/agent-message.js";
 import { isSuccessfulOutcome } from "../contract/agent-outcome.js";
 import type { ExecutionContract } from "../contract/execution-contract.js";
-import type { ToolExecutionResult } from "../tools/tool-execution-result.js";
+import { freezeToolResult, type ToolExecutionResult } from "../tools/tool-execution-result.js";
 import { accountingTotals } from "./accounting-totals.js";
 import type { AIAgentResult } from "./agent-result.js";
 import { assertRunnableContract } from "./assert-runnable-contract.js";
@@ -10,7 +10,7 @@ import { performInference } from "./perform-inference.js";
 import { checkpointKindAfter, createSessionCheckpoint, restoreSessionState } from "./session-checkpoint.js";
 import type { SessionDependencies } from "./session-dependencies.js";
 import { sessionErrorFrom } from "./session-error-from.js";
-import type { ObservedTimeout, SessionEvent } from "./session-event.js";
+import type { ObservedTimeout, PendingQuestion, SessionEvent } from "./session-event.js";
 import { initialSessionState, type SessionState } from "./session-state.js";
 import type { TranscriptSink } from "./transcript-sink.js";
 import { startResumeTransition, startTransition, transition } from "./transition.js";
@@ -44,6 +44,10 @@ export async function runSession(
   const interrupted = () => userSignal?.aborted === true;
   let stepTimedOut = false;
   const timedOut = (): ObservedTimeout => (timeouts.signal.aborted ? "total" : stepTimedOut ? "step" : null);
+  // Attachment bytes by payload hash: those stored by this session, then those a resumed run read back.
+  const attachments = new Map<string, string>();
+  const knownAttachments = dependencies.attachmentData;
+  const attachmentData = (hash: string) => attachments.get(hash) ?? knownAttachments?.get(hash);
 
   try {
     assertRunnableContract(contract);
@@ -107,7 +111,7 @@ export async function runSession(
           break;
         }
         case "infer": {
-          const attempt = await performInference(effect, dependencies, signal);
+          const attempt = await performInference(effect, dependencies, signal, attachmentData);
           event = {
             type: "inference_completed",
             now: environment.now(),
@@ -120,14 +124,21 @@ export async function runSession(
         case "execute_tools": {
           const results: ToolExecutionResult[] = [];
           const pendingApprovals: string[] = [];
+          const pendingQuestions: PendingQuestion[] = [];
           let previousTool = state.lastExecutedTool;
           for (const call of effect.calls) {
             if (signal.aborted) break;
-            const result = await dependencies.executeTool(call, { signal, previousTool, turn: effect.turn });
+            const result = storeAttachments(
+              await dependencies.executeTool(call, { signal, previousTool, turn: effect.turn }),
+              transcript,
+              attachments,
+            );
             // A destructive call without approval: the run stops here and resumes at this EXECUTE once it is
             // approved or denied (the calls before it are not run again: their results are recorded).
             if (result.error_code === "APPROVAL_REQUIRED") {
               pendingApprovals.push(call.id);
+              if (result.question !== undefined)
+                pendingQuestions.push({ call_id: call.id, ...result.question });
               break;
             }
             results.push(result);
@@ -140,6 +151,7 @@ export async function runSession(
             timedOut: timedOut(),
             results,
             ...(pendingApprovals.length > 0 ? { pendingApprovals } : {}),
+            ...(pendingQuestions.length > 0 ? { pendingQuestions } : {}),
           };
           break;
         }
@@ -152,6 +164,36 @@ export async function runSession(
     for (const timer of timers) clearTimeout(timer);
   }
   return { result: buildResult(state, contract, transcript), state };
+}
+
+/**
+ * Stores the bytes of a result's images and audio as raw payloads of the run (content-addressed, so the transcript
+ * holds only their hashes and replay has the bytes) and keeps them in memory for the requests that follow.
+ */
+function storeAttachments(
+  result: ToolExecutionResult,
+  transcript: TranscriptSink,
+  known: Map<string, string>,
+): ToolExecutionResult {
+  const pending = result.attachments;
+  if (pending === undefined || !pending.some((attachment) => "data" in attachment)) return result;
+  const stored = pending.map((attachment) => {
+    if (!("data" in attachment)) return attachment;
+    const { data, ...description } = attachment;
+    const payloadHash = transcript.storeRaw({
+      data,
+      media_type: attachment.media_type,
+      type: attachment.type,
+    });
+    known.set(payloadHash, data);
+    return {
+      bytes: description.bytes,
+      media_type: description.media_type,
+      payload_hash: payloadHash,
+      type: description.type,
+    };
+  });
+  return freezeToolResult({ ...result, attachments: stored });
 }
 
 function fatalState(

@@ -37,4 +37,9 @@ export interface SessionDependencies {
   readonly resumeFrom?: SessionCheckpoint;
   /** The typed event stream (derived from transitions; deltas from the model stream). */
   readonly onEvent?: (event: CharterEvent) => void;
+  /**
+   * The bytes (base64) of tool attachments stored before this session started, by payload hash: a resumed run
+   * reads them back from its raw payloads. Attachments produced by this session are known without it.
+   */
+  readonly attachmentData?: ReadonlyMap<string, string>;
 }

@@ -67,4 +67,14 @@ export type SessionEvent =
       readonly results: readonly ToolExecutionResult[];
       /** Calls that were not executed because they need an approval (the run stops for it). */
       readonly pendingApprovals?: readonly string[];
+      /** Of those, the calls whose tool server asked the user a question, with the question. */
+      readonly pendingQuestions?: readonly PendingQuestion[];
     };
+
+/** A question a tool's server asked the user (MCP elicitation); the run stops until it is answered. */
+export interface PendingQuestion {
+  readonly call_id: string;
+  readonly server: string;
+  readonly message: string;
+  readonly requested_schema: Readonly<Record<string, unknown>>;
+}

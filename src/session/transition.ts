@@ -50,6 +50,9 @@ export function transition(
           results: event.results,
           ...eventFlags(event.interrupted, event.timedOut),
           ...(pendingApprovals.length > 0 ? { pending_approvals: pendingApprovals } : {}),
+          ...(event.pendingQuestions !== undefined && event.pendingQuestions.length > 0
+            ? { pending_questions: event.pendingQuestions }
+            : {}),
         },
       );
       return observeToolResults(executed, event.now, event.results, context, collector);

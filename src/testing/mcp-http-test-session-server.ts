@@ -111,5 +111,30 @@ export function createMcpHttpTestSessionServer(executed: ExecutedMcpToolCall[]):
       return { content: [{ type: "text", text: args.message }], isError: true };
     },
   );
+  server.registerTool(
+    "list_roots",
+    { description: "Asks the client for its roots and returns them as JSON.", inputSchema: {} },
+    async (args, extra) => {
+      log("list_roots", args);
+      const result = await server.server.listRoots(undefined, { relatedRequestId: extra.requestId });
+      return text(JSON.stringify(result.roots));
+    },
+  );
+  server.registerTool(
+    "sample",
+    {
+      description: "Asks the client's model (sampling) once with the text and returns its answer.",
+      inputSchema: { text: z.string() },
+    },
+    async (args, extra) => {
+      log("sample", args);
+      const result = await server.server.createMessage(
+        { messages: [{ role: "user", content: { type: "text", text: args.text } }], maxTokens: 100 },
+        { relatedRequestId: extra.requestId },
+      );
+      const content = result.content as { type: string; text?: string };
+      return text(content.type === "text" ? (content.text ?? "") : `[${content.type}]`);
+    },
+  );
   return server;
 }

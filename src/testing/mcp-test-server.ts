@@ -8,6 +8,10 @@
  * - `CHARTER_TEST_MCP_FAIL_LIST=1`: connect, then answer `tools/list` with an error.
  * - `CHARTER_TEST_MCP_SILENT=1`: never answer anything (start timeouts); exits when stdin closes.
  * - `CHARTER_TEST_MCP_PAGE_SIZE=<n>`: list tools in pages of n, following `nextCursor`.
+ * Besides plain tools it has tools that return an image, audio and a binary resource, tools that ask the client
+ * for its roots and for sampling, and `long_job`, a task-only tool (`execution.taskSupport: "required"`) that a
+ * client without tasks cannot call.
+ *
  * - `CHARTER_TEST_RECORD_FILE=<path>`: where the `record` tools append their JSON lines (`count_records` reads
  *   it); `record_until_released` answers once `<path>.release` exists.
  */
@@ -192,6 +196,10 @@ async function serve(): Promise<void> {
     async () => process.exit(1),
   );
 
+  registerMediaTools(server);
+  registerClientFeatureTools(server);
+  installTaskOnlyTool(server);
+
   const pageSize = Number(process.env.CHARTER_TEST_MCP_PAGE_SIZE ?? "0");
   if (process.env.CHARTER_TEST_MCP_FAIL_LIST === "1") {
     server.server.setRequestHandler(ListToolsRequestSchema, () => {
@@ -240,3 +248,146 @@ function installPaginatedListing(server: McpServer, pageSize: number): void {
 }
 
 type ListHandler = (request: { method: string; params?: unknown }, extra: unknown) => Promise<unknown>;
+
+/** A 1x1 transparent PNG. */
+const testImagePng =
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+/** A WAV header with no samples. */
+const testAudioWav = "UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YQAAAAA=";
+
+function registerMediaTools(server: McpServer): void {
+  server.registerTool(
+    "snapshot",
+    {
+      description: "Returns a caption and a PNG image.",
+      inputSchema: { caption: z.string() },
+      annotations: { readOnlyHint: true },
+    },
+    async ({ caption }) => ({
+      content: [
+        { type: "text", text: caption },
+        { type: "image", data: testImagePng, mimeType: "image/png" },
+      ],
+    }),
+  );
+  server.registerTool(
+    "recording",
+    {
+      description: "Returns a WAV recording.",
+      annotations: { readOnlyHint: true },
+    },
+    async () => ({ content: [{ type: "audio", data: testAudioWav, mimeType: "audio/wav" }] }),
+  );
+  server.registerTool(
+    "blob_resource",
+    {
+      description: "Returns an embedded binary resource of the given bytes (base64) and media type.",
+      inputSchema: { base64: z.string(), mimeType: z.string() },
+      annotations: { readOnlyHint: true },
+    },
+    async ({ base64, mimeType }) => ({
+      content: [{ type: "resource", resource: { uri: "test://blob/1", mimeType, blob: base64 } }],
+    }),
+  );
+}
+
+function registerClientFeatureTools(server: McpServer): void {
+  server.registerTool(
+    "list_roots",
+    {
+      description: "Asks the client for its roots and returns them as JSON.",
+      annotations: { readOnlyHint: true },
+    },
+    async (extra) => {
+      const result = await server.server.listRoots(undefined, { relatedRequestId: extra.requestId });
+      return text(JSON.stringify(result.roots));
+    },
+  );
+  server.registerTool(
+    "deploy",
+    {
+      description:
+        "Asks the user (elicitation) which environment to deploy to, then records the deployment: a tool that needs a human answer.",
+      inputSchema: { service: z.string() },
+    },
+    async ({ service }, extra) => {
+      const answer = await server.server.elicitInput(
+        {
+          message: `Which environment should ${service} go to?`,
+          requestedSchema: {
+            type: "object",
+            properties: { environment: { type: "string", enum: ["staging", "production"] } },
+            required: ["environment"],
+          },
+        },
+        { relatedRequestId: extra.requestId },
+      );
+      if (answer.action !== "accept") return text(`not deployed: the user chose ${answer.action}`);
+      const environment = String(answer.content?.environment);
+      const file = process.env.CHARTER_TEST_RECORD_FILE;
+      if (file !== undefined && file !== "") {
+        appendFileSync(
+          file,
+          `${JSON.stringify({ tool: "deploy", key: service, value: environment, pid: process.pid })}\n`,
+        );
+      }
+      return text(`deployed ${service} to ${environment}`);
+    },
+  );
+  server.registerTool(
+    "sample",
+    {
+      description:
+        "Asks the client's model (sampling) `times` times, each time with the text; returns the answers, or the error that stopped it.",
+      inputSchema: { text: z.string(), times: z.number().int().min(1).optional() },
+    },
+    async ({ text: question, times }, extra) => {
+      const answers: string[] = [];
+      for (let index = 0; index < (times ?? 1); index++) {
+        try {
+          const result = await server.server.createMessage(
+            {
+              systemPrompt: "You answer for the charter-test server.",
+              messages: [{ role: "user", content: { type: "text", text: question } }],
+              maxTokens: 200,
+            },
+            { relatedRequestId: extra.requestId },
+          );
+          const content = result.content as { type: string; text?: string };
+          answers.push(content.type === "text" ? (content.text ?? "") : `[${content.type}]`);
+        } catch (error) {
+          return text(
+            JSON.stringify({ answers, error: error instanceof Error ? error.message : String(error) }),
+          );
+        }
+      }
+      return text(JSON.stringify({ answers }));
+    },
+  );
+}
+
+/**
+ * Lists `long_job`, a tool that may only run as a task. McpServer registers task tools only with a task store;
+ * a tool that is listed and never called needs none, so the listing is extended instead.
+ */
+function installTaskOnlyTool(server: McpServer): void {
+  const handlers = (server.server as unknown as { _requestHandlers: Map<string, ListHandler> })
+    ._requestHandlers;
+  const original = handlers.get("tools/list");
+  if (original === undefined) throw new Error("McpServer registered no tools/list handler");
+  handlers.set("tools/list", async (request, extra) => {
+    const full = (await original(request, extra)) as { tools: unknown[] };
+    return {
+      ...full,
+      tools: [
+        ...full.tools,
+        {
+          name: "long_job",
+          description: "Runs for a long time; must be called as a task.",
+          inputSchema: { type: "object", properties: {} },
+          execution: { taskSupport: "required" },
+        },
+      ],
+    };
+  });
+}

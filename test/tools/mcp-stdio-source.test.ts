@@ -97,17 +97,24 @@ describe("an MCP server over stdio", () => {
   });
 
   it("lists every tool as <server>__<tool>, with its schema and annotations", () => {
+    // `long_job` is listed by the server too, but only as a task: it is not offered.
     expect(registry.names()).toEqual([
       "test__add",
       "test__big_output",
+      "test__blob_resource",
       "test__count_records",
       "test__crash",
+      "test__deploy",
       "test__echo",
       "test__fail",
+      "test__list_roots",
       "test__record",
       "test__record_slowly",
       "test__record_until_released",
+      "test__recording",
+      "test__sample",
       "test__slow",
+      "test__snapshot",
     ]);
     const echo = registry.get("test__echo")!.manifest;
     expect(echo.source).toEqual({ kind: "mcp", server: "test", tool: "echo" });
@@ -191,7 +198,7 @@ describe("MCP server lifecycle", () => {
     const paged = await testServer({ env: { CHARTER_TEST_MCP_PAGE_SIZE: "2" } }).start();
     const single = await testServer().start();
     expect(paged.map((tool) => tool.manifest)).toEqual(single.map((tool) => tool.manifest));
-    expect(paged).toHaveLength(10);
+    expect(paged).toHaveLength(16);
   });
 
   it("rejects with MCP_SERVER_FAILED (phase start, exit code, stderr) when the server exits before connecting", async () => {

@@ -6,7 +6,11 @@ import { queueReferenceIssues, queueSchema } from "../../src/config/queue-config
 import { restToolSchema } from "../../src/config/rest-tool-configuration-schema.js";
 import { defaultToolOutputExtractionLimits } from "../../src/tools/builtin/tool-output-extraction.js";
 import { defaultMcpReconnectPolicy } from "../../src/tools/sources/mcp-server-definition.js";
-import { defaultMcpCallTimeoutMs, defaultMcpStartTimeoutMs } from "../../src/tools/sources/mcp-source.js";
+import {
+  defaultMcpCallTimeoutMs,
+  defaultMcpSamplingRequestsPerCall,
+  defaultMcpStartTimeoutMs,
+} from "../../src/tools/sources/mcp-source.js";
 import {
   createRestToolSource,
   defaultRestMaxResponseBytes,
@@ -43,6 +47,7 @@ describe("docs/tools.md", () => {
       "`reconnect.maxDelay` (ms)": defaultMcpReconnectPolicy.maxDelay,
       "`requestTimeout` when connecting and listing (ms)": defaultMcpStartTimeoutMs,
       "`requestTimeout` backstop for calls (ms)": defaultMcpCallTimeoutMs,
+      "MCP sampling requests per tool call": defaultMcpSamplingRequestsPerCall,
       "REST response body limit (bytes)": defaultRestMaxResponseBytes,
       "`tool_output` extraction: chunks per call": defaultToolOutputExtractionLimits.maxChunks,
       "`tool_output` extraction: bytes per chunk": defaultToolOutputExtractionLimits.chunkBytes,

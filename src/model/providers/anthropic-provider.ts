@@ -17,6 +17,7 @@ export function anthropicAdapter(input: ProviderAdapterInput): ProviderAdapter {
     ...(input.fetch === undefined ? {} : { fetch: input.fetch }),
   });
   return {
+    toolResultMedia: { image: true, audio: false },
     languageModel: provider.messages(input.model),
     toCallOptions(parameters) {
       const options = standardCallOptions(parameters);

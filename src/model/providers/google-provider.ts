@@ -18,6 +18,7 @@ export function googleAdapter(input: ProviderAdapterInput): ProviderAdapter {
     ...(input.fetch === undefined ? {} : { fetch: input.fetch }),
   });
   return {
+    toolResultMedia: { image: true, audio: true },
     languageModel: provider.languageModel(input.model),
     toCallOptions(parameters) {
       const options = standardCallOptions(parameters);

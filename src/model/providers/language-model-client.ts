@@ -44,7 +44,12 @@ function toCallOptions(
   abortSignal: AbortSignal,
 ): LanguageModelV4CallOptions {
   const options: LanguageModelV4CallOptions = {
-    prompt: toLanguageModelPrompt(request.messages),
+    prompt: toLanguageModelPrompt(
+      request.messages,
+      adapter.toolResultMedia === undefined || request.attachmentData === undefined
+        ? undefined
+        : { media: adapter.toolResultMedia, attachmentData: request.attachmentData },
+    ),
     abortSignal,
     ...adapter.toCallOptions(request.parameters),
   };

@@ -26,6 +26,8 @@ export function openAIAdapter(input: ProviderAdapterInput): ProviderAdapter {
     };
   }
   return {
+    // The Responses API takes images in a function call's output; audio only as a file, which it refuses.
+    toolResultMedia: { image: true, audio: false },
     languageModel: provider.responses(input.model),
     toCallOptions(parameters) {
       const options = standardCallOptions(parameters);

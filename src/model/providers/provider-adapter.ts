@@ -31,6 +31,17 @@ export interface ProviderAdapter {
    * reports a finish even when the provider's own end marker never came.
    */
   readonly isStreamComplete?: (rawChunks: readonly unknown[]) => boolean;
+  /**
+   * Which tool-result attachments the provider's API accepts as content parts (the AI SDK's tool-result `content`
+   * output with `file` parts). Absent: none; attachments then reach the model as their text description only.
+   */
+  readonly toolResultMedia?: ToolResultMedia;
+}
+
+/** The kinds of tool-result attachment a provider accepts beside text. */
+export interface ToolResultMedia {
+  readonly image: boolean;
+  readonly audio: boolean;
 }
 
 /**

@@ -7,6 +7,13 @@ import type {
   SharedV4ProviderOptions,
 } from "@ai-sdk/provider";
 import type { AgentMessage, ProviderMetadata, ToolInvocation } from "../../contract/agent-message.js";
+import type { ToolResultMedia } from "./provider-adapter.js";
+
+/** How tool-result attachments are sent: which kinds the provider accepts, and where their bytes are. */
+export interface AttachmentSending {
+  readonly media: ToolResultMedia;
+  readonly attachmentData: (payloadHash: string) => string | undefined;
+}
 
 type AssistantPart = LanguageModelV4TextPart | LanguageModelV4ReasoningPart | LanguageModelV4ToolCallPart;
 
@@ -54,7 +61,40 @@ function reasoningParts(message: AgentMessage): LanguageModelV4ReasoningPart[] {
     : [];
 }
 
-function convertMessage(message: AgentMessage): LanguageModelV4Message {
+/**
+ * A tool message with attachments the provider accepts (and whose bytes are at hand): its text, then each of them
+ * as a file part. Anything else is its text alone, which describes the attachments.
+ */
+function convertToolMessageWithAttachments(
+  message: AgentMessage,
+  sending: AttachmentSending | undefined,
+): LanguageModelV4Message | null {
+  if (sending === undefined || message.attachments === undefined) return null;
+  const files: { type: "file"; data: { type: "data"; data: string }; mediaType: string }[] = [];
+  for (const attachment of message.attachments) {
+    if (!sending.media[attachment.type]) continue;
+    const data = sending.attachmentData(attachment.payload_hash);
+    if (data === undefined) continue;
+    files.push({ type: "file", data: { type: "data", data }, mediaType: attachment.media_type });
+  }
+  if (files.length === 0) return null;
+  return {
+    role: "tool",
+    content: [
+      {
+        type: "tool-result",
+        toolCallId: message.tool_call_id ?? "",
+        toolName: message.tool_name ?? "",
+        output: { type: "content", value: [{ type: "text", text: message.content }, ...files] },
+      },
+    ],
+  };
+}
+
+function convertMessage(message: AgentMessage, sending?: AttachmentSending): LanguageModelV4Message {
+  // Whether attachments are sent depends on the provider: such messages are converted afresh for each request.
+  const withAttachments = convertToolMessageWithAttachments(message, sending);
+  if (withAttachments !== null) return withAttachments;
   const cached = convertedMessages.get(message);
   if (cached !== undefined) return cached;
   let converted: LanguageModelV4Message;
@@ -132,7 +172,10 @@ function unmatchedResultsNote(unmatched: readonly AgentMessage[]): LanguageModel
  * to the same call) would be refused by the provider, so its text is passed on as a user message after
  * the tool results instead of being lost.
  */
-export function toLanguageModelPrompt(messages: readonly AgentMessage[]): LanguageModelV4Prompt {
+export function toLanguageModelPrompt(
+  messages: readonly AgentMessage[],
+  sending?: AttachmentSending,
+): LanguageModelV4Prompt {
   const prompt: LanguageModelV4Prompt = [];
   let openCalls: Map<string, string> | null = null;
   let unmatched: AgentMessage[] = [];
@@ -153,7 +196,7 @@ export function toLanguageModelPrompt(messages: readonly AgentMessage[]): Langua
       const callId = message.tool_call_id;
       if (openCalls !== null && callId !== undefined && openCalls.has(callId)) {
         openCalls.delete(callId);
-        prompt.push(convertMessage(message));
+        prompt.push(convertMessage(message, sending));
       } else {
         unmatched.push(message);
       }

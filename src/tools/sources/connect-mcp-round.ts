@@ -1,6 +1,7 @@
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { RuntimeEnvironment } from "../../foundation/environment.js";
 import { classifyMcpFailure, type McpFailure, mcpClosedFailure } from "./classify-mcp-failure.js";
+import type { McpClientFeatures } from "./mcp-client-features.js";
 import type { McpReconnectPolicy, McpServerDefinition } from "./mcp-server-definition.js";
 import { createMcpSession, type McpMessageTrace, type McpSession, retireMcpSession } from "./mcp-session.js";
 import type { McpStartPhase } from "./mcp-source-errors.js";
@@ -35,6 +36,7 @@ export interface McpConnectionRound {
   /** Aborted when the source closes: ends the waits and any attempt in progress. */
   readonly signal: AbortSignal;
   readonly cwd?: string;
+  readonly features?: McpClientFeatures;
   readonly onLost: (session: McpSession) => void;
   /** Called as each attempt begins. */
   readonly onAttempt: () => void;
@@ -87,6 +89,7 @@ export async function connectMcpRound<T>(
     round.onAttempt();
     const session = createMcpSession(round.definition, {
       ...(round.cwd === undefined ? {} : { cwd: round.cwd }),
+      ...(round.features === undefined ? {} : { features: round.features }),
       onLost: round.onLost,
       ...(round.traceMessage === undefined ? {} : { traceMessage: round.traceMessage }),
     });

@@ -34,6 +34,11 @@ interface McpServerCommonDefinition {
   readonly reconnect?: Partial<McpReconnectPolicy> | null;
   /** The named tool queue every tool of this server waits in (`queues.<name>`); none when absent. */
   readonly queue?: string | null;
+  /**
+   * The directories offered to the server as roots (`roots/list`), absolute or relative to the run's working
+   * directory. Absent: the run's working directory.
+   */
+  readonly roots?: readonly string[] | null;
 }
 
 export interface McpStdioServerDefinition extends McpServerCommonDefinition {

@@ -3,6 +3,11 @@ import { SSEClientTransport, SseError } from "@modelcontextprotocol/sdk/client/s
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ExitObservingStdioTransport } from "./exit-observing-stdio-transport.js";
+import {
+  installMcpClientFeatures,
+  type McpClientFeatures,
+  mcpClientCapabilities,
+} from "./mcp-client-features.js";
 import type { McpServerDefinition } from "./mcp-server-definition.js";
 import { createObservedFetch, type ObservedFetch } from "./observed-fetch.js";
 
@@ -74,12 +79,17 @@ export function createMcpSession(
     readonly cwd?: string;
     readonly onLost: (session: McpSession) => void;
     readonly traceMessage?: McpMessageTrace;
+    /** Roots and sampling; absent: the run's working directory as the only root, no sampling. */
+    readonly features?: McpClientFeatures;
   },
 ): McpSession {
   const fetch = definition.type === "stdio" ? null : createObservedFetch(definition.type);
   const transport = transportFor(definition, options.cwd, fetch);
   if (options.traceMessage !== undefined) traceTransport(transport, options.traceMessage);
-  const client = new Client(clientInfo, { capabilities: {} });
+  const cwd = options.cwd ?? process.cwd();
+  const features = options.features ?? { roots: [cwd] };
+  const client = new Client(clientInfo, { capabilities: mcpClientCapabilities(features) });
+  installMcpClientFeatures(client, features, cwd);
   const session: McpSession = {
     client,
     transport,

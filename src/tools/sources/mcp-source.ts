@@ -1,19 +1,28 @@
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { CreateMessageRequest, ElicitRequest, Tool } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolManifestEntry } from "../../contract/execution-contract.js";
 import { CharterError } from "../../foundation/charter-error.js";
 import { deepFreeze } from "../../foundation/deep-freeze.js";
 import { type RuntimeEnvironment, systemEnvironment } from "../../foundation/environment.js";
 import type { McpServerHealth } from "../mcp-server-health.js";
-import type { RegisteredTool, ToolExecutionContext, ToolOutput, ToolSource } from "../tool-definition.js";
+import type {
+  RegisteredTool,
+  ToolExecutionContext,
+  ToolOutput,
+  ToolQuestion,
+  ToolSource,
+} from "../tool-definition.js";
 import { createToolNameFilter } from "../tool-name-filter.js";
 import { classifyMcpFailure, type McpFailure, mcpClosedFailure } from "./classify-mcp-failure.js";
 import { connectMcpRound, McpRoundFailure } from "./connect-mcp-round.js";
 import { listMcpTools } from "./list-mcp-tools.js";
-import { mcpContentToText } from "./mcp-content-to-text.js";
+import type { McpClientFeatures, McpElicitationHandler, McpSamplingHandler } from "./mcp-client-features.js";
+import { mcpContentToOutput } from "./mcp-content-to-output.js";
 import { McpHealthTracker } from "./mcp-health-tracker.js";
 import { defaultMcpReconnectPolicy, type McpServerDefinition } from "./mcp-server-definition.js";
 import { type McpMessageTrace, type McpSession, retireMcpSession } from "./mcp-session.js";
 import { mcpCallFailure, mcpNoToolsFailure, mcpStartFailure } from "./mcp-source-errors.js";
+import { samplingMessagesToText } from "./sampling-messages-to-text.js";
 import { untilAborted } from "./until-aborted.js";
 
 export interface McpSourceOptions {
@@ -29,6 +38,35 @@ export interface McpSourceOptions {
   readonly callTimeoutMs?: number;
   /** `--trace-mcp`: every JSON-RPC message of every session of this server, sent or received. */
   readonly traceMessage?: McpMessageTrace;
+  /**
+   * Serves the server's `sampling/createMessage` requests (the runner answers them with the run's own model
+   * targets). Absent: the client does not declare sampling.
+   */
+  readonly sampling?: McpSamplingHandler;
+  /** How many sampling requests one tool call may make. Default `defaultMcpSamplingRequestsPerCall`. */
+  readonly samplingRequestsPerCall?: number;
+  /**
+   * Answers the server's questions for the user (elicitation, form mode) from the answers given so far; `null`
+   * stops the run for a human answer. Absent: the client does not declare elicitation.
+   */
+  readonly elicitation?: McpElicitationHandler;
+}
+
+/**
+ * A server may ask for a model completion while its tool runs; each one costs the run tokens and can itself lead
+ * the server to ask again. Eight per tool call is room for a server that refines an answer a few times, and bounds
+ * one that loops: the ninth request is refused with an error the server sees.
+ */
+export const defaultMcpSamplingRequestsPerCall = 8;
+
+/** One tool call in flight: what its sampling requests cost, and how many it made. */
+interface CallInFlight {
+  readonly callId: string;
+  readonly accounting: unknown[];
+  samplingRequests: number;
+  readonly signal: AbortSignal;
+  /** A question the server asked that has no answer yet: the call then waits for one. */
+  question: ToolQuestion | null;
 }
 
 /** A tool source over one MCP server, with its health. */
@@ -92,6 +130,83 @@ export function createMcpSource(
   let current: McpSession | null = null;
   let reconnecting: Promise<McpSession> | null = null;
   let lastAttemptAt: number | null = null;
+  const callsInFlight: CallInFlight[] = [];
+  const samplingLimit = options.samplingRequestsPerCall ?? defaultMcpSamplingRequestsPerCall;
+  const sampling = options.sampling;
+  const elicitation = options.elicitation;
+  const features: McpClientFeatures = {
+    roots: definition.roots ?? [options.cwd ?? process.cwd()],
+    ...(sampling === undefined
+      ? {}
+      : { sampling: (params, signal) => serveSampling(sampling, params, signal) }),
+    ...(elicitation === undefined
+      ? {}
+      : { elicitation: async (params) => serveElicitation(elicitation, params) }),
+  };
+
+  /**
+   * A question for the user, asked while a tool call runs: answered from the answers given on resume, or, when
+   * there is none, cancelled on the server and remembered, so that the call ends waiting for a human answer.
+   */
+  function serveElicitation(handler: McpElicitationHandler, params: ElicitRequest["params"]): unknown {
+    const call = callsInFlight.at(-1);
+    if (call === undefined) {
+      throw new McpError(
+        ErrorCode.InvalidRequest,
+        "Charter answers elicitation requests only while one of this server's tools is running",
+      );
+    }
+    if (params.mode === "url") {
+      throw new McpError(ErrorCode.InvalidParams, "Charter supports form elicitation only");
+    }
+    const requestedSchema = (params.requestedSchema ?? {}) as Readonly<Record<string, unknown>>;
+    const answer = handler({ server, callId: call.callId, message: params.message, requestedSchema });
+    if (answer !== null) return answer;
+    call.question ??= { server, message: params.message, requested_schema: requestedSchema };
+    return { action: "cancel" };
+  }
+
+  /**
+   * A sampling request belongs to the tool call in flight (the session runs a run's calls one at a time): its
+   * model calls are that call's accounting entries, and it stops when the call does.
+   */
+  async function serveSampling(
+    handler: McpSamplingHandler,
+    params: CreateMessageRequest["params"],
+    signal: AbortSignal,
+  ): Promise<unknown> {
+    const call = callsInFlight.at(-1);
+    if (call === undefined) {
+      throw new McpError(
+        ErrorCode.InvalidRequest,
+        "Charter answers sampling requests only while one of this server's tools is running",
+      );
+    }
+    if (call.samplingRequests >= samplingLimit) {
+      throw new McpError(
+        ErrorCode.InvalidRequest,
+        `sampling limit reached: at most ${samplingLimit} sampling requests per tool call`,
+      );
+    }
+    call.samplingRequests++;
+    const answer = await handler({
+      server,
+      systemPrompt: params.systemPrompt ?? null,
+      prompt: samplingMessagesToText(params.messages),
+      maxTokens: params.maxTokens,
+      signal: AbortSignal.any([signal, call.signal]),
+    });
+    call.accounting.push(...answer.accounting);
+    if (answer.text === null) {
+      throw new McpError(ErrorCode.InternalError, "the model gave no answer to the sampling request");
+    }
+    return {
+      role: "assistant",
+      content: { type: "text", text: answer.text },
+      model: answer.model,
+      stopReason: "endTurn",
+    };
+  }
 
   function onLost(session: McpSession): void {
     if (session !== current || closed) return;
@@ -126,6 +241,7 @@ export function createMcpSource(
         environment,
         signal: lifetime.signal,
         ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+        features,
         onLost,
         onAttempt: () => {
           lastAttemptAt = environment.now();
@@ -192,6 +308,44 @@ export function createMcpSource(
     const repeatable =
       context.repeatable ??
       (tool.annotations?.readOnlyHint === true || tool.annotations?.idempotentHint === true);
+    const inFlight: CallInFlight = {
+      callId: context.callId,
+      accounting: [],
+      samplingRequests: 0,
+      signal: context.signal,
+      question: null,
+    };
+    callsInFlight.push(inFlight);
+    try {
+      const output = await callToolOnce(tool, input, context, repeatable);
+      if (inFlight.question !== null) {
+        // Whatever the tool made of the cancelled question, the run stops for the answer and calls it again then.
+        return {
+          text: `(waiting for an answer to: ${inFlight.question.message})`,
+          isError: true,
+          errorCode: "APPROVAL_REQUIRED",
+          question: inFlight.question,
+          ...(inFlight.accounting.length === 0 ? {} : { accounting: inFlight.accounting }),
+        };
+      }
+      return inFlight.accounting.length === 0 ? output : { ...output, accounting: inFlight.accounting };
+    } catch (error) {
+      // Model calls made for a call that then failed were still made: they stay on the failed result.
+      if (inFlight.accounting.length > 0 && CharterError.isInstance(error)) {
+        return { text: error.message, isError: true, errorCode: error.code, accounting: inFlight.accounting };
+      }
+      throw error;
+    } finally {
+      callsInFlight.splice(callsInFlight.indexOf(inFlight), 1);
+    }
+  }
+
+  async function callToolOnce(
+    tool: Tool,
+    input: Readonly<Record<string, unknown>>,
+    context: ToolExecutionContext,
+    repeatable: boolean,
+  ): Promise<ToolOutput> {
     for (let attempt = 1; ; attempt++) {
       const session = await sessionFor(context.signal);
       try {
@@ -201,7 +355,13 @@ export function createMcpSource(
           { signal: context.signal, timeout: callTimeout },
         );
         if (session === current) tracker.update("healthy");
-        return { text: mcpContentToText(result), isError: result.isError === true };
+        const { text, media, binaryResources } = mcpContentToOutput(result);
+        return {
+          text,
+          isError: result.isError === true,
+          ...(media.length === 0 ? {} : { media }),
+          ...(binaryResources.length === 0 ? {} : { binaryResources }),
+        };
       } catch (error) {
         if (context.signal.aborted) throw interrupted();
         const failure = classifyMcpFailure(error, session);
@@ -270,7 +430,11 @@ export function createMcpSource(
         throw mcpStartFailure(server, definition, round.failure, round);
       }
       const { session, value: tools } = outcome;
-      const exposed = tools.filter((tool) => exposes(tool.name, `${server}__${tool.name}`));
+      // A tool that must run as a task (`execution.taskSupport: "required"`) cannot be called with a plain
+      // `tools/call`, which is all Charter sends: offering it would only produce failed calls.
+      const exposed = tools.filter(
+        (tool) => tool.execution?.taskSupport !== "required" && exposes(tool.name, `${server}__${tool.name}`),
+      );
       if (exposed.length === 0) {
         await retireMcpSession(session, { terminate: true });
         const failure = mcpNoToolsFailure(

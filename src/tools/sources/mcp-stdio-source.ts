@@ -1,5 +1,6 @@
 import type { RuntimeEnvironment } from "../../foundation/environment.js";
 import type { McpServerHealth } from "../mcp-server-health.js";
+import type { McpElicitationHandler, McpSamplingHandler } from "./mcp-client-features.js";
 import { createMcpSource, type McpToolSource } from "./mcp-source.js";
 
 export interface McpStdioSourceOptions {
@@ -20,6 +21,12 @@ export interface McpStdioSourceOptions {
   readonly toolsAllowed?: readonly string[];
   readonly toolsDenied?: readonly string[];
   readonly queue?: string;
+  /** The directories offered as roots; default the working directory. */
+  readonly roots?: readonly string[];
+  /** Serves the server's sampling requests; absent, sampling is not offered. */
+  readonly sampling?: McpSamplingHandler;
+  /** Answers the server's questions for the user; absent, elicitation is not offered. */
+  readonly elicitation?: McpElicitationHandler;
   readonly environment?: RuntimeEnvironment;
   readonly onHealthChange?: (health: McpServerHealth) => void;
 }
@@ -41,12 +48,15 @@ export function createMcpStdioSource(options: McpStdioSourceOptions): McpToolSou
       toolsAllowed: options.toolsAllowed ?? null,
       toolsDenied: options.toolsDenied ?? null,
       queue: options.queue ?? null,
+      roots: options.roots ?? null,
     },
     {
       ...(options.environment === undefined ? {} : { environment: options.environment }),
       ...(options.onHealthChange === undefined ? {} : { onHealthChange: options.onHealthChange }),
       ...(options.startTimeoutMs === undefined ? {} : { startTimeoutMs: options.startTimeoutMs }),
       ...(options.callTimeoutMs === undefined ? {} : { callTimeoutMs: options.callTimeoutMs }),
+      ...(options.sampling === undefined ? {} : { sampling: options.sampling }),
+      ...(options.elicitation === undefined ? {} : { elicitation: options.elicitation }),
     },
   );
 }

@@ -12,6 +12,12 @@ type Settled =
   | { readonly kind: "timeout" }
   | { readonly kind: "interrupted" };
 
+/** The decoded size of base64 text. */
+function base64Bytes(data: string): number {
+  const padding = data.endsWith("==") ? 2 : data.endsWith("=") ? 1 : 0;
+  return Math.max(0, Math.floor((data.length * 3) / 4) - padding);
+}
+
 // setTimeout fires at once for delays beyond a signed 32-bit integer; longer timeouts are "practically never".
 const maxTimerDelay = 2_147_483_647;
 
@@ -89,11 +95,27 @@ export const executionStage: ToolStage = async (call) => {
       }
       const accounting = Array.isArray(output.accounting) ? output.accounting : undefined;
       if (output.isError) {
-        const failed = failedToolResult(call, "TOOL_EXECUTION_FAILED", output.text, { executed: true });
-        return accounting === undefined ? failed : freezeToolResult({ ...failed, accounting });
+        const failed = failedToolResult(call, output.errorCode ?? "TOOL_EXECUTION_FAILED", output.text, {
+          executed: true,
+        });
+        if (accounting === undefined && output.question === undefined) return failed;
+        return freezeToolResult({
+          ...failed,
+          ...(accounting === undefined ? {} : { accounting }),
+          ...(output.question === undefined ? {} : { question: output.question }),
+        });
       }
+      const attachments = (output.media ?? []).map((media) => ({
+        type: media.type,
+        media_type: media.mediaType,
+        bytes: base64Bytes(media.data),
+        data: media.data,
+      }));
+      const binaryResources = output.binaryResources ?? [];
       return freezeToolResult({
         ...(accounting === undefined ? {} : { accounting }),
+        ...(attachments.length === 0 ? {} : { attachments }),
+        ...(binaryResources.length === 0 ? {} : { binary_resources: binaryResources }),
         call_id: call.invocation.id,
         tool_name: call.invocation.name,
         status: "ok",

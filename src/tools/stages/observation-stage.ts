@@ -1,3 +1,4 @@
+import { storeBinaryResources } from "../store-binary-resources.js";
 import { freezeToolResult, type ToolExecutionResult } from "../tool-execution-result.js";
 import { toolOutputHandleMessage } from "../tool-output-handle-message.js";
 import type { ToolCallContext, ToolStage } from "../tool-pipeline.js";
@@ -24,7 +25,7 @@ function readsStoredOutputs(call: ToolCallContext): boolean {
  * reason cut the same way. The result leaves this stage frozen (seed 003 INV-TOOL-002).
  */
 export const observationStage: ToolStage = async (call, next) => {
-  const result = await next();
+  const result = await withBinaryResourcesStored(call, await next());
   const { max_bytes_per_call: maxBytes, truncation_marker: marker } = call.policy.tool_output_budget;
   if (!result.executed || !exceeds(result.content, maxBytes)) {
     return Object.isFrozen(result) ? result : freezeToolResult(result);
@@ -35,6 +36,21 @@ export const observationStage: ToolStage = async (call, next) => {
   }
   return freezeToolResult({ ...result, content: cutToBudget(result, maxBytes, marker) });
 };
+
+/** Binary resources go behind handles; the lines naming them join the output's text. */
+async function withBinaryResourcesStored(
+  call: ToolCallContext,
+  result: ToolExecutionResult,
+): Promise<ToolExecutionResult> {
+  const resources = result.binary_resources;
+  if (resources === undefined || resources.length === 0) return result;
+  const lines = await storeBinaryResources(resources, call.outputStore, {
+    toolName: call.invocation.name,
+    callId: call.callId,
+  });
+  const { binary_resources: _stored, ...rest } = result;
+  return { ...rest, content: [result.content, ...lines].filter((line) => line !== "").join("\n") };
+}
 
 const failurePrefix = "(tool failed: ";
 

@@ -40,60 +40,68 @@ async function eventually(condition: () => boolean, deadlineMs: number): Promise
 }
 
 describe("tool servers never outlive Charter", () => {
-  it("a stdio server that ignores SIGTERM and stdin closing is gone within seconds of `charter run` dying by kill -9", async () => {
-    let requested: () => void = () => {};
-    const firstRequest = new Promise<void>((resolveRequest) => {
-      requested = resolveRequest;
-    });
-    server = await startScriptedOpenAIServer({
-      respond: () => {
-        requested();
-        return { kind: "tool_calls", calls: [{ name: "test__slow", arguments: { ms: 120_000 } }] };
-      },
-    });
-    const files = await project({
-      agent: agentFile("models: [local/test-model]\ntools: [test]\ntoolTimeout: 10m"),
-      config: providerConfig(server.baseUrl),
-      env: "LOCAL_API_KEY=key-for-lifetime-test\n",
-    });
-    // The same project, its server made stubborn and asked to say who it is.
-    const pidFile = join(files.directory, "server.pid");
-    const config = providerConfig(server.baseUrl, {
-      mcpServers: {
-        test: {
-          type: "stdio",
-          command: process.execPath,
-          args: [mcpTestServerPath],
-          env: { CHARTER_TEST_MCP_STUBBORN: "1", CHARTER_TEST_MCP_PID_FILE: pidFile },
+  it.each([
+    { how: "kill -9", kill: (pid: number) => process.kill(pid, "SIGKILL") },
+    // What Ctrl-\\ in a terminal does: SIGQUIT to the whole foreground group, the watchdog included.
+    { how: "SIGQUIT to its whole process group", kill: (pid: number) => process.kill(-pid, "SIGQUIT") },
+  ])(
+    "a stdio server that ignores SIGTERM and stdin closing is gone within seconds of `charter run` dying by $how",
+    async ({ kill }) => {
+      let requested: () => void = () => {};
+      const firstRequest = new Promise<void>((resolveRequest) => {
+        requested = resolveRequest;
+      });
+      server = await startScriptedOpenAIServer({
+        respond: () => {
+          requested();
+          return { kind: "tool_calls", calls: [{ name: "test__slow", arguments: { ms: 120_000 } }] };
         },
-      },
-    });
-    await writeFile(files.configPath, JSON.stringify(config));
-    const child = spawn(
-      process.execPath,
-      [
-        binary,
-        "run",
-        files.agentPath,
-        "Wait.",
-        "--config",
-        files.configPath,
-        "--runs-dir",
-        files.runsDirectory,
-      ],
-      { stdio: ["ignore", "ignore", "ignore"] },
-    );
-    const exited = new Promise<void>((resolveExit) => child.on("exit", () => resolveExit()));
-    // The model is asked only once the server listed its tools, by which time it has written its pid.
-    await firstRequest;
-    expect(existsSync(pidFile)).toBe(true);
-    const serverPid = Number(readFileSync(pidFile, "utf8"));
-    strays.push(serverPid);
-    expect(isRunning(serverPid)).toBe(true);
+      });
+      const files = await project({
+        agent: agentFile("models: [local/test-model]\ntools: [test]\ntoolTimeout: 10m"),
+        config: providerConfig(server.baseUrl),
+        env: "LOCAL_API_KEY=key-for-lifetime-test\n",
+      });
+      // The same project, its server made stubborn and asked to say who it is.
+      const pidFile = join(files.directory, "server.pid");
+      const config = providerConfig(server.baseUrl, {
+        mcpServers: {
+          test: {
+            type: "stdio",
+            command: process.execPath,
+            args: [mcpTestServerPath],
+            env: { CHARTER_TEST_MCP_STUBBORN: "1", CHARTER_TEST_MCP_PID_FILE: pidFile },
+          },
+        },
+      });
+      await writeFile(files.configPath, JSON.stringify(config));
+      const child = spawn(
+        process.execPath,
+        [
+          binary,
+          "run",
+          files.agentPath,
+          "Wait.",
+          "--config",
+          files.configPath,
+          "--runs-dir",
+          files.runsDirectory,
+        ],
+        // Its own process group, as a job in a terminal has.
+        { stdio: ["ignore", "ignore", "ignore"], detached: true },
+      );
+      const exited = new Promise<void>((resolveExit) => child.on("exit", () => resolveExit()));
+      // The model is asked only once the server listed its tools, by which time it has written its pid.
+      await firstRequest;
+      expect(existsSync(pidFile)).toBe(true);
+      const serverPid = Number(readFileSync(pidFile, "utf8"));
+      strays.push(serverPid);
+      expect(isRunning(serverPid)).toBe(true);
 
-    child.kill("SIGKILL");
-    await exited;
-    // Charter's watchdog gives the server 2 s, then SIGTERM, then SIGKILL one second later.
-    expect(await eventually(() => !isRunning(serverPid), 15_000)).toBe(true);
-  });
+      kill(child.pid!);
+      await exited;
+      // Charter's watchdog gives the server 2 s, then SIGTERM, then SIGKILL one second later.
+      expect(await eventually(() => !isRunning(serverPid), 15_000)).toBe(true);
+    },
+  );
 });

@@ -12,15 +12,15 @@ export const watchdogKillAfterMs = 1000;
  * - when its stdin ends, which happens when Charter closes it or when Charter dies in any way (kill -9 included:
  *   the kernel closes the pipe), gives the server `grace` ms, then SIGTERM to the group, then SIGKILL;
  * - on SIGTERM (the MCP SDK's second step of closing), does the same at once;
- * - ignores SIGINT and SIGHUP, which a terminal sends to Charter's whole group: Charter decides what they mean and
- *   closes the server's stdin itself;
+ * - ignores SIGINT, SIGQUIT and SIGHUP, which a terminal sends to Charter's whole group: Charter decides what they
+ *   mean and closes the server's stdin itself, or dies of them, which closes the pipe;
  * - exits as the server did (same code, or the same signal), so that Charter reports the server's own exit.
  * Plain JavaScript with no imports but Node's, so that it needs no file on disk.
  */
 const watchdogSource = String.raw`"use strict";
 const { spawn } = require("node:child_process");
 const [grace, killAfter, command, ...args] = process.argv.slice(1);
-for (const signal of ["SIGINT", "SIGHUP"]) process.on(signal, () => {});
+for (const signal of ["SIGINT", "SIGQUIT", "SIGHUP"]) process.on(signal, () => {});
 const child = spawn(command, args, { stdio: ["pipe", "inherit", "inherit"], detached: true });
 let stopping = false;
 function signalGroup(signal) {

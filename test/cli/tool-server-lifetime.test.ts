@@ -103,5 +103,6 @@ describe("tool servers never outlive Charter", () => {
       // Charter's watchdog gives the server 2 s, then SIGTERM, then SIGKILL one second later.
       expect(await eventually(() => !isRunning(serverPid), 15_000)).toBe(true);
     },
+    60_000, // a charter start on a busy machine plus the bounded wait
   );
 });

@@ -2,6 +2,7 @@ import { mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { replayRunDirectory } from "../../src/runner/replay-run-directory.js";
 import { runAgent } from "../../src/runner/run-agent.js";
 import type { ScriptedStep } from "../../src/testing/scripted-openai-step.js";
 import {
@@ -9,6 +10,7 @@ import {
   type ScriptedProviderServer,
   startScriptedProviderServer,
 } from "../../src/testing/scripted-provider-server.js";
+import { verifyRunDirectory } from "../../src/transcript/verify-transcript.js";
 import { mcpTestServerPath } from "./cli-harness.js";
 
 // What the MCP test server's `snapshot` tool returns (a 1x1 PNG) and `recording` (a WAV header).
@@ -106,6 +108,9 @@ describe("images and audio from an MCP tool", () => {
     expect(transcript).toContain(toolMessage.attachments![0]!.payload_hash);
     expect(transcript).not.toContain(png);
     expect(raw).toContainEqual({ type: "image", media_type: "image/png", data: png });
+
+    // The record verifies offline, raw payloads included.
+    expect((await verifyRunDirectory(join(directory, "runs", result.runId))).ok).toBe(true);
   });
 
   it("reach a chat-completions model as their text description only", async () => {
@@ -120,6 +125,10 @@ describe("images and audio from an MCP tool", () => {
     expect(model.requests[1]!.bodyText).not.toContain(wav);
     const { raw } = await runFiles(directory);
     expect(raw).toContainEqual({ type: "audio", media_type: "audio/wav", data: wav });
+    // The attachment is in the conversation by hash: an offline replay reproduces the chain from the record alone.
+    expect(result.conversation.find((message) => message.role === "tool")?.attachments).toHaveLength(1);
+    const replay = await replayRunDirectory(join(directory, "runs", result.runId));
+    expect(replay).toMatchObject({ ok: true, headHash: result.transcript.headHash, divergence: null });
   });
 });
 

@@ -142,6 +142,28 @@ export async function diagnoseAgentSetup(options: AgentSetupOptions): Promise<Se
       );
     }
   }
+  // REST tools: their definitions are checked when their source starts (no process, no request).
+  const restReferences = Object.keys(configuration.restTools)
+    .map((name) => `rest__${name}`)
+    .filter(
+      (reference) =>
+        toolReferences === null ||
+        toolReferences.includes(reference) ||
+        toolReferences.includes(reference.slice("rest__".length)),
+    );
+  if (restReferences.length > 0) {
+    try {
+      const started = await startToolSources(restReferences, configuration, {
+        cwd: options.cwd ?? process.cwd(),
+        environment: options.environment ?? systemEnvironment,
+      });
+      for (const tool of started.tools) offered.add(tool.manifest.name);
+      await Promise.allSettled(started.sources.map((source) => source.close()));
+      checks.push({ check: "REST tools", ok: true, detail: `${started.tools.length} defined correctly` });
+    } catch (error) {
+      checks.push(failure("REST tools", error, "correct the REST tool named in the error under restTools"));
+    }
+  }
   if (toolReferences !== null) {
     const restTools = configuration.restTools;
     const unknown = toolReferences.filter((reference) => {

@@ -121,4 +121,28 @@ describe("charter doctor and charter run --dry-run (real processes)", () => {
     expect(stdout).toContain(`fix: in ${join(directory, ".charter.json")}, rename mcpServer to mcpServers`);
     expect(exitCode).toBe(4);
   }, 60_000);
+
+  it("without an agent, checks every configured REST tool's definition and names the one that is wrong", async () => {
+    const directory = await mkdtemp(join(tmpdir(), "charter-doctor-"));
+    await writeFile(
+      join(directory, ".charter.json"),
+      JSON.stringify({
+        restTools: {
+          lookup: {
+            method: "GET",
+            // biome-ignore lint/suspicious/noTemplateCurlyInString: a REST parameter placeholder naming no parameter.
+            url: "http://127.0.0.1:9/x?q=${parameters.nope}",
+            parametersSchema: { type: "object", properties: { city: { type: "string" } } },
+          },
+        },
+      }),
+    );
+    const { exitCode, stdout } = await charterProcess(["doctor", "--json"], { cwd: directory });
+    const report = JSON.parse(stdout) as { ok: boolean; checks: SetupCheck[] };
+    const rest = report.checks.find((check) => check.check === "REST tools");
+    expect(rest).toMatchObject({ ok: false, code: "CONFIGURATION_INVALID" });
+    expect(rest?.detail).toContain("restTools.lookup.parametersSchema");
+    expect(report.checks.find((check) => check.check === "models")).toMatchObject({ ok: false });
+    expect(exitCode).toBe(4);
+  }, 60_000);
 });

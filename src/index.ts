@@ -112,4 +112,5 @@ export { createHashChainTranscript } from "./transcript/hash-chain-transcript.js
 // Transcripts
 export { createInMemoryTranscriptWriter } from "./transcript/in-memory-transcript-writer.js";
 export { createJsonlTranscriptWriter } from "./transcript/jsonl-transcript-writer.js";
+export { reassembleRawRequest } from "./transcript/raw-request-parts.js";
 export { verifyEntries, verifyRunDirectory } from "./transcript/verify-transcript.js";

@@ -101,7 +101,8 @@ export async function performInference(
     };
   }
   const latencyMs = environment.monotonicNow() - started;
-  const rawRequestHash = response.rawRequest === null ? null : transcript.storeRaw(response.rawRequest);
+  const rawRequestHash =
+    response.rawRequest === null ? null : transcript.storeRawRequest(response.rawRequest);
   // One payload per attempt holds both the provider's own response body and the normalised ModelResponse the
   // protocol adapter read, so that a replay can feed the adapter exactly what it saw, with no provider code.
   const rawResponseHash = transcript.storeRaw({

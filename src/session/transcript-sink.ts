@@ -31,6 +31,11 @@ export interface TranscriptSink {
   append(entry: TranscriptEntryInput): string;
   /** Stores a raw payload (a provider request or response) by content hash, after redaction; returns the hash. */
   storeRaw(payload: unknown): string;
+  /**
+   * Stores a provider request body by parts (each element of its top-level arrays once per run, the request as a
+   * composite naming them), so a turn stores only what is new in the conversation; returns the composite's hash.
+   */
+  storeRawRequest(body: unknown): string;
   readonly entryCount: number;
   readonly headHash: string;
   /** Waits until everything appended so far is durable. */

@@ -3,6 +3,7 @@ import { encodeLineBlock } from "../transcript/encode-line-block.js";
 import { extendVerifiedPrefix } from "../transcript/extend-verified-prefix.js";
 import { createLineBlockPool, type LineBlockPool } from "../transcript/line-block-pool.js";
 import { type LineBlockTaskResult, runLineBlockTask } from "../transcript/line-block-task.js";
+import { bindRawRequestParts } from "../transcript/raw-request-parts.js";
 import type { TranscriptHeader } from "../transcript/transcript-entry.js";
 import {
   createTranscriptEntryVerifier,
@@ -145,11 +146,17 @@ async function indexStoredRawPayloads(
     pages.push({ hashes, intact: pool.run(task).then((result) => result ?? runLineBlockTask(task)) });
   }
   const index = new Map<string, boolean>();
+  const composites = new Map<string, readonly string[]>();
   for (const page of pages) {
     const result = await page.intact;
     page.hashes.forEach((hash, position) => {
       index.set(hash, result?.kind === "raw-texts" && result.intact[position] === true);
     });
+    if (result?.kind === "raw-texts") {
+      for (const [position, parts] of result.composites)
+        composites.set(page.hashes[position] as string, parts);
+    }
   }
+  bindRawRequestParts(index, composites);
   return index;
 }

@@ -55,7 +55,7 @@ export async function verifyStoredRun(store: RunStore, runId: string): Promise<V
       seq: null,
       step_id: null,
       reason_code: "RAW_PAYLOAD_HASH_MISMATCH",
-      detail: `raw payload ${corrupt[0]} does not hash to its name`,
+      detail: `raw payload ${corrupt[0]} does not hash to its name, or names a request part that is missing or damaged`,
     });
   }
   return { ok: true, entries: verifier.verified, head_hash: verifier.headHash, first_bad_entry: null };

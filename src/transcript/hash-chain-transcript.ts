@@ -8,6 +8,7 @@ import { type RuntimeEnvironment, systemEnvironment } from "../foundation/enviro
 import type { SecretRedactor } from "../foundation/secret-redactor.js";
 import type { TranscriptEntryInput, TranscriptSink } from "../session/transcript-sink.js";
 import { computeGenesisHash, createChainLinkPreimage, encodeChainLink } from "./chain-link-hash.js";
+import { rawRequestFormat, rawRequestVersion } from "./raw-request-parts.js";
 import { isRawPayloadHash } from "./run-directory-layout.js";
 import { type TranscriptEntry, type TranscriptHeader, transcriptFormatVersion } from "./transcript-entry.js";
 import { formatTranscriptLine } from "./transcript-line.js";
@@ -92,6 +93,27 @@ export function createHashChainTranscript(options: HashChainTranscriptOptions): 
   let headHash = options.continueFrom?.headHash ?? genesisHash;
   let entryCount = options.continueFrom?.entryCount ?? 0;
   let contractWritten = false;
+  // The hash of each request part stored so far, by its JSON text: the elements of a provider request's arrays
+  // recur turn after turn (the conversation only grows), and JSON.stringify is far cheaper than redacting,
+  // canonicalising and hashing them again. Released with the transcript at the end of the run.
+  const storedParts = new Map<string, string>();
+
+  function storeRaw(payload: unknown): string {
+    const json = encode(redactor.redactValue(payload ?? null), "raw payload", null);
+    const hash = blake3Hex(json);
+    writer?.writeRaw(hash, json);
+    return hash;
+  }
+
+  function storePart(element: unknown): string {
+    const key = JSON.stringify(element) ?? "null";
+    let hash = storedParts.get(key);
+    if (hash === undefined) {
+      hash = storeRaw(element);
+      storedParts.set(key, hash);
+    }
+    return hash;
+  }
 
   return {
     header,
@@ -155,11 +177,17 @@ export function createHashChainTranscript(options: HashChainTranscriptOptions): 
       return hash;
     },
 
-    storeRaw(payload: unknown): string {
-      const json = encode(redactor.redactValue(payload ?? null), "raw payload", null);
-      const hash = blake3Hex(json);
-      writer?.writeRaw(hash, json);
-      return hash;
+    storeRaw,
+
+    storeRawRequest(body: unknown): string {
+      if (body === null || typeof body !== "object" || Array.isArray(body)) return storeRaw(body);
+      const head: Record<string, unknown> = {};
+      const parts: Record<string, string[]> = {};
+      for (const [key, value] of Object.entries(body)) {
+        if (Array.isArray(value)) parts[key] = value.map(storePart);
+        else head[key] = value;
+      }
+      return storeRaw({ format: rawRequestFormat, head, parts, version: rawRequestVersion });
     },
 
     writeContract(contract: ExecutionContract): void {

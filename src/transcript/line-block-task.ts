@@ -1,9 +1,8 @@
 import { closeSync, openSync, readSync } from "node:fs";
-import { blake3Hex } from "../foundation/content-hash.js";
 import type { ChainBinding } from "./chain-link-hash.js";
-import { checkRawPayloadFile } from "./check-raw-payload-file.js";
+import { checkRawPayloadFile, type RawPayloadCheck } from "./check-raw-payload-file.js";
 import { checkTranscriptLineBlock, type LineBlockResult } from "./check-transcript-line-block.js";
-import { isRawPayloadHash } from "./run-directory-layout.js";
+import { checkRawPayloadText } from "./raw-request-parts.js";
 
 /**
  * A unit of verification work that needs nothing from the others, so that it can run on any thread: a byte
@@ -30,8 +29,22 @@ export type LineBlockTask =
 
 export type LineBlockTaskResult =
   | { readonly kind: "lines"; readonly result: LineBlockResult }
-  | { readonly kind: "raw-files"; readonly intact: readonly boolean[] }
-  | { readonly kind: "raw-texts"; readonly intact: readonly boolean[] };
+  | { readonly kind: "raw-files"; readonly intact: readonly boolean[]; readonly composites: RawComposites }
+  | { readonly kind: "raw-texts"; readonly intact: readonly boolean[]; readonly composites: RawComposites };
+
+/** The raw-request composites of a batch: each one's position in the batch and the part hashes it names. */
+export type RawComposites = readonly (readonly [number, readonly string[]])[];
+
+function rawBatchResult<Kind extends "raw-files" | "raw-texts">(
+  kind: Kind,
+  checks: readonly RawPayloadCheck[],
+) {
+  const composites: [number, readonly string[]][] = [];
+  checks.forEach((check, index) => {
+    if (check.parts !== null) composites.push([index, check.parts]);
+  });
+  return { kind, intact: checks.map((check) => check.intact), composites };
+}
 
 export function runLineBlockTask(task: LineBlockTask): LineBlockTaskResult {
   switch (task.kind) {
@@ -49,17 +62,15 @@ export function runLineBlockTask(task: LineBlockTask): LineBlockTaskResult {
         result: checkTranscriptLineBlock({ bytes: task.bytes, lineEnds: task.lineEnds }, task.binding),
       };
     case "raw-files":
-      return {
-        kind: "raw-files",
-        intact: task.names.map((name) => checkRawPayloadFile(task.directory, name)),
-      };
+      return rawBatchResult(
+        "raw-files",
+        task.names.map((name) => checkRawPayloadFile(task.directory, name)),
+      );
     case "raw-texts":
-      return {
-        kind: "raw-texts",
-        intact: task.hashes.map(
-          (hash, index) => isRawPayloadHash(hash) && blake3Hex(task.texts[index] as string) === hash,
-        ),
-      };
+      return rawBatchResult(
+        "raw-texts",
+        task.hashes.map((hash, index) => checkRawPayloadText(hash, task.texts[index] as string)),
+      );
   }
 }
 

@@ -276,7 +276,7 @@ function findRawProblem(value: unknown, rawIndex: RawPayloadIndex, location: str
       if (!intact) {
         return {
           reason: "RAW_PAYLOAD_HASH_MISMATCH",
-          detail: `${location}: raw/${member}.json does not hash to its name`,
+          detail: `${location}: raw/${member}.json does not hash to its name, or names a request part that is missing or damaged`,
         };
       }
     } else {

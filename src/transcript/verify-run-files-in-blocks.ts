@@ -6,6 +6,7 @@ import { rawPayloadHashOfFileName } from "./check-raw-payload-file.js";
 import { extendVerifiedPrefix } from "./extend-verified-prefix.js";
 import { createLineBlockPool } from "./line-block-pool.js";
 import { type LineBlockTaskResult, runLineBlockTask } from "./line-block-task.js";
+import { bindRawRequestParts } from "./raw-request-parts.js";
 import type { RawPayloadIndex, VerifiedPrefix } from "./transcript-entry-verifier.js";
 
 /** What `verifyRunFilesInBlocks` established. */
@@ -53,6 +54,7 @@ export async function verifyRunFilesInBlocks(
     );
 
     const rawIndex = new Map<string, boolean>();
+    const composites = new Map<string, readonly string[]>();
     for (let task = 0; task < rawTasks.length; task++) {
       const batch = names.slice(task * rawFilesPerTask, (task + 1) * rawFilesPerTask);
       const result =
@@ -64,7 +66,11 @@ export async function verifyRunFilesInBlocks(
       batch.forEach((name, index) => {
         rawIndex.set(rawPayloadHashOfFileName(name), result.intact[index] === true);
       });
+      for (const [index, parts] of result.composites) {
+        composites.set(rawPayloadHashOfFileName(batch[index] as string), parts);
+      }
     }
+    bindRawRequestParts(rawIndex, composites);
 
     let prefix: VerifiedPrefix = { lines: 0, headHash: genesisHash };
     let prefixEnd = 0;

@@ -4,6 +4,7 @@ import { computeContractHash } from "../contract/contract-hash.js";
 import { CharterError } from "../foundation/charter-error.js";
 import { blake3Hex } from "../foundation/content-hash.js";
 import { computeGenesisHash } from "./chain-link-hash.js";
+import { bindRawRequestParts, checkRawPayloadText } from "./raw-request-parts.js";
 import { isRawPayloadHash, runDirectoryLayout } from "./run-directory-layout.js";
 import { type TranscriptHeader, transcriptFormatVersion } from "./transcript-entry.js";
 import { createTranscriptEntryVerifier, type RawPayloadIndex } from "./transcript-entry-verifier.js";
@@ -31,8 +32,13 @@ export function verifyEntries(
   const checked = checkHeaderAndContract(header, contract);
   if ("failure" in checked) return checked.failure;
   const rawIndex = new Map<string, boolean>();
-  for (const [hash, content] of rawStore)
-    rawIndex.set(hash, isRawPayloadHash(hash) && blake3Hex(content) === hash);
+  const composites = new Map<string, readonly string[]>();
+  for (const [hash, content] of rawStore) {
+    const check = checkRawPayloadText(hash, content);
+    rawIndex.set(hash, check.intact);
+    if (check.parts !== null) composites.set(hash, check.parts);
+  }
+  bindRawRequestParts(rawIndex, composites);
   const verifier = createTranscriptEntryVerifier(checked.header, rawIndex);
   for (const entry of entries) {
     const failure = verifier.checkEntry(entry);
@@ -218,7 +224,7 @@ function finish(entries: number, headHash: string, rawIndex: RawPayloadIndex): V
       seq: null,
       step_id: null,
       reason_code: "RAW_PAYLOAD_HASH_MISMATCH",
-      detail: `${runDirectoryLayout.raw}/${corrupt[0]}.json does not hash to its name`,
+      detail: `${runDirectoryLayout.raw}/${corrupt[0]}.json does not hash to its name, or names a request part that is missing or damaged`,
     });
   }
   return { ok: true, entries, head_hash: headHash, first_bad_entry: null };

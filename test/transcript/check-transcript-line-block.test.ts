@@ -60,7 +60,7 @@ beforeAll(async () => {
   transcriptText = await readFile(join(runDirectory, "transcript.jsonl"), "utf8");
   const rawDirectory = join(runDirectory, "raw");
   for (const name of await readdir(rawDirectory)) {
-    rawIndex.set(rawPayloadHashOfFileName(name), checkRawPayloadFile(rawDirectory, name));
+    rawIndex.set(rawPayloadHashOfFileName(name), checkRawPayloadFile(rawDirectory, name).intact);
   }
   corruptPayloadLine = 9;
   const lastInfer = JSON.parse(transcriptText.split("\n")[corruptPayloadLine] as string);

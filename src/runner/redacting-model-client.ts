@@ -83,5 +83,7 @@ function redactModelCallError(error: ModelCallError, redactor: SecretRedactor): 
     retryAfterMs: error.retryAfterMs,
     rawResponse: redactor.redactValue(error.rawResponse),
     partialResponse: error.partialResponse === null ? null : redactResponse(error.partialResponse, redactor),
+    // Every fact the error carries (a network failure's url and cause, say), redacted as its message is.
+    details: redactor.redactValue(error.details) as Readonly<Record<string, unknown>>,
   });
 }

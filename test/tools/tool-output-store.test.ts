@@ -197,6 +197,17 @@ describe("createToolOutputStore", () => {
     });
   });
 
+  it("writes each output through its redactor: no secret is stored in clear", async () => {
+    const store = createToolOutputStore({
+      runHash: "redacted",
+      baseDirectory: scratch,
+      redact: (value) => value.replaceAll("sk-secret-42", "[REDACTED:KEY]"),
+    });
+    const { handle } = await store.store("key=sk-secret-42\nnext", { toolName: "t", callId: "c" });
+    expect(readFileSync(join(store.directory, `${handle}.txt`), "utf8")).toBe("key=[REDACTED:KEY]\nnext");
+    expect((await store.grep(handle, "sk-secret")).totalMatches).toBe(0);
+  });
+
   it("refuses a run hash that could leave the base directory", () => {
     for (const runHash of ["../escape", "a/b", "", "x".repeat(129)]) {
       let code: string | null = null;

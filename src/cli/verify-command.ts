@@ -64,7 +64,9 @@ async function verifyRun(
   else {
     const bad = report.first_bad_entry;
     streams.stdout.write(
-      `NOT verified: entry ${bad?.seq} (${bad?.step_id}): ${bad?.reason_code}: ${bad?.detail}\n`,
+      bad?.record !== undefined
+        ? `NOT verified: ${bad.record}: ${bad.reason_code}: ${bad.detail}\n`
+        : `NOT verified: entry ${bad?.seq} (${bad?.step_id}): ${bad?.reason_code}: ${bad?.detail}\n`,
     );
   }
   return report.ok ? exitCodes.success : exitCodes.sessionFailure;

@@ -67,6 +67,9 @@ export const errorCodes = [
   "RUN_NOT_RESUMABLE",
   // Another process wrote to the run this process was running (two resumes of one run): this one stopped.
   "RUN_CONFLICT",
+  // A stored run that does not verify (its chain, or a checkpoint, tool result or run row field the chain does not
+  // bind): resume and replay refuse it rather than act on a forged record.
+  "RUN_TAMPERED",
 ] as const;
 
 export type ErrorCode = (typeof errorCodes)[number];

@@ -68,7 +68,7 @@ export function createDurableRunHooks(options: {
    */
   readonly redactor?: SecretRedactor;
 }) {
-  const { store, writer, runId } = options;
+  const { writer, runId } = options;
   const redact = <T>(value: T): T =>
     options.redactor === undefined ? value : (options.redactor.redactSecrets(value) as T);
   const storedResults = new WeakSet<ToolExecutionResult>(options.storedResults ?? []);
@@ -167,8 +167,8 @@ export function createDurableRunHooks(options: {
         // queue only once stored, so that a failed write leaves them for the next checkpoint. Not while the
         // turn's record is deferred: every call of such a turn may run again anyway.
         if (unstoredResults.length > 0 && deferredIntent === null) {
-          await asRunConflict(runId, writer.flush());
-          await asRunConflict(runId, store.appendCommit({ runId, toolResults: unstoredResults }));
+          // With the entries so far and the RECORD entry binding them, in one transaction.
+          await asRunConflict(runId, writer.storeToolResults(unstoredResults));
           unstoredResults = [];
         }
         const result =

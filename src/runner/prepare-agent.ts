@@ -16,6 +16,7 @@ import type { CharterEvent } from "../session/charter-event.js";
 import { createSessionContext } from "../session/create-session-context.js";
 import { runSession } from "../session/run-session.js";
 import type { SessionCheckpoint } from "../session/session-checkpoint.js";
+import type { RunIdentity } from "../session/session-context.js";
 import type { ToolCallExecutor } from "../session/session-dependencies.js";
 import { sessionErrorFrom } from "../session/session-error-from.js";
 import type { PreflightProblem } from "../session/session-event.js";
@@ -107,6 +108,8 @@ export interface AgentRunOptions {
   readonly beforeClose?: (result: AIAgentResult) => Promise<void>;
   /** Executes tool calls instead of the default pipeline executor (resume wraps it for calls in flight). */
   readonly wrapToolExecutor?: (executor: ToolCallExecutor) => ToolCallExecutor;
+  /** Who the run is for, recorded in its PRECHECK entry and on every accounting entry. */
+  readonly runIdentity?: RunIdentity;
 }
 
 export interface AgentRunOutput {
@@ -230,7 +233,8 @@ export function prepareAgent(definition: AgentDefinition): PreparedAgent {
       const { result: sessionResult, state } = await runSession(
         {
           contract,
-          context,
+          context:
+            options.runIdentity !== undefined ? { ...context, runIdentity: options.runIdentity } : context,
           models,
           transcript,
           environment,

@@ -16,6 +16,7 @@ import {
   checkpointKindAfter,
   type SessionCheckpoint,
 } from "../session/session-checkpoint.js";
+import type { RunIdentity } from "../session/session-context.js";
 import type {
   AttemptRecord,
   PendingQuestion,
@@ -91,12 +92,17 @@ export async function replayRecordedRun(
     );
   }
   const finalReport = createFinalReportSupport(contract.output.format, contract.output.schema);
-  const context = createSessionContext({
-    contract,
-    tokenEstimator: createTokenEstimator(),
-    validateFinalReport: finalReport.validateArguments,
-    validateTextAsJsonReport: finalReport.validateText,
-  });
+  // Who the run was for, as its PRECHECK recorded it: the replayed PRECHECK and accounting must say the same.
+  const recordedIdentity = (record.entries[0]?.action as { run?: RunIdentity } | undefined)?.run;
+  const context = {
+    ...createSessionContext({
+      contract,
+      tokenEstimator: createTokenEstimator(),
+      validateFinalReport: finalReport.validateArguments,
+      validateTextAsJsonReport: finalReport.validateText,
+    }),
+    ...(recordedIdentity !== undefined ? { runIdentity: recordedIdentity } : {}),
+  };
   const chain = createHashChainTranscript({
     runId: record.header.run_id,
     contractHash: record.header.contract_hash,
@@ -167,7 +173,24 @@ export async function replayRecordedRun(
   // States at checkpoint positions (after a continuing COMMIT, before EXECUTE), by entry count: a resumed
   // session in the record starts from one of them, exactly as the resumed process restored it.
   const checkpoints = new Map<number, SessionState>();
+  // RECORD entries bind what the run store kept beside the chain; the session never writes them, so the replay
+  // takes them into its chain as recorded, between the session's own entries.
+  function takeRecordEntries(): void {
+    for (let next = entries[position]; next?.state === "RECORD"; next = entries[position]) {
+      chain.append({
+        state: next.state,
+        step_id: next.step_id,
+        turn: next.turn,
+        timestamp: next.timestamp,
+        action: next.action,
+        result: next.result,
+        model_fingerprint: next.model_fingerprint,
+      });
+      position++;
+    }
+  }
   for (;;) {
+    takeRecordEntries();
     const next = entries[position];
     const resumedFrom =
       next?.state === "PRECHECK"
@@ -342,6 +365,7 @@ export async function replayRecordedRun(
     }
     if (checkpointHere) checkpoints.set(chain.entryCount, state);
   }
+  takeRecordEntries();
   if (position !== entries.length) {
     return report(
       state.outcome,
@@ -381,6 +405,6 @@ function recordedExecution(entry: TranscriptEntry): RecordedExecution {
 }
 
 function recordedOutcomeOf(entries: readonly TranscriptEntry[]): AgentOutcome | null {
-  const last = entries.at(-1);
+  const last = entries.findLast((entry) => entry.state !== "RECORD");
   return last?.state === "TERMINATE" ? ((last.result as { outcome?: AgentOutcome }).outcome ?? null) : null;
 }

@@ -2,6 +2,7 @@ import { executionContractSchema } from "../contract/execution-contract.js";
 import { CharterError } from "../foundation/charter-error.js";
 import type { RunStore } from "../store/run-store.js";
 import type { TranscriptEntry } from "../transcript/transcript-entry.js";
+import { assertRunUntampered } from "./assert-run-untampered.js";
 import type { RunInvocation } from "./durable-run-hooks.js";
 import { createLiveToolExecutor } from "./live-tool-executor.js";
 import { replayRecordedRun } from "./replay-recorded-run.js";
@@ -25,6 +26,8 @@ export async function replayStoredRun(
       { details: { runId } },
     );
   }
+  // A replay reads the stored chain and, with --live-tools, a checkpoint's invocation: none of a forged run.
+  await assertRunUntampered(store, runId);
   const entries: TranscriptEntry[] = [];
   for await (const entry of store.readEntries(runId)) entries.push(entry);
   // --live-tools: start the run's tools from the invocation its checkpoints recorded.

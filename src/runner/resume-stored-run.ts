@@ -6,6 +6,7 @@ import type { SessionCheckpoint } from "../session/session-checkpoint.js";
 import { openRunStore } from "../store/open-run-store.js";
 import type { RunStatus } from "../store/run-record.js";
 import type { McpElicitationAnswer } from "../tools/sources/mcp-client-features.js";
+import { assertRunUntampered } from "./assert-run-untampered.js";
 import type { RunInvocation } from "./durable-run-hooks.js";
 import { loadSessionCheckpoint } from "./load-session-checkpoint.js";
 import { parseElicitationAnswers } from "./parse-elicitation-answers.js";
@@ -96,6 +97,8 @@ export async function resumeStoredRun(options: ResumeStoredRunOptions): Promise<
         },
       );
     }
+    // Nothing of a run that does not verify is acted on: its checkpoint or stored results may be forged.
+    await assertRunUntampered(store, options.runId);
     const document = await loadSessionCheckpoint(store, options.runId);
     if (document === null) {
       throw new CharterError(

@@ -41,6 +41,7 @@ import { prepareAgent } from "./prepare-agent.js";
 import { readPendingApprovals } from "./read-pending-approvals.js";
 import { selectRunStore } from "./select-run-store.js";
 import { startToolSources } from "./start-tool-sources.js";
+import { storePreflightFailure } from "./store-preflight-failure.js";
 import { createStoreToolResultCache, toolCacheTtl } from "./store-tool-result-cache.js";
 import { createSubAgentTool } from "./sub-agent-tool.js";
 import { createTracingFetch } from "./tracing-fetch.js";
@@ -244,11 +245,12 @@ async function runLoadedAgent(
   // Command-line overrides apply to the top-level agent only; a sub-agent runs under its own file's settings.
   const overrides = topLevel ? context.overrides : {};
   const sources: ToolSource[] = [];
+  // Known once resolved: a run that fails before its session starts is stored under the contract known by then.
+  let targets: ReturnType<typeof resolveModelTargets> | null = null;
+  let preparedContract: ExecutionContract | null = null;
+  let sessionStarted = false;
   try {
-    const targets = resolveModelTargets(
-      selectModelReferences(overrides, agent.settings, defaults),
-      configuration,
-    );
+    targets = resolveModelTargets(selectModelReferences(overrides, agent.settings, defaults), configuration);
     const toolReferences = overrides.tools ?? agent.settings.tools ?? defaults.tools ?? [];
     const traceModelHttp = context.options.traceModelHttp;
     const models = targets.map((target) =>
@@ -353,6 +355,7 @@ async function runLoadedAgent(
       extract: createExtractionRunner({ targets, models, environment, redactor, callPath: trace.callPath }),
     });
     contractHash = prepared.contract.contract_hash;
+    preparedContract = prepared.contract;
     // Preflight: every entry of `tools` must name something that exists (issue 2), never silently nothing.
     const offered = new Set(prepared.contract.tool_manifest.map((tool) => tool.name));
     const denied = started.denied.find(({ reference }) => !offered.has(reference));
@@ -436,6 +439,7 @@ async function runLoadedAgent(
           }
         : {}),
     };
+    sessionStarted = true;
     const { result } = await prepared.run({
       prompt,
       runId,
@@ -445,6 +449,12 @@ async function runLoadedAgent(
           ? createTeeTranscriptWriter([createJsonlTranscriptWriter(runDirectory), storeWriter])
           : storeWriter,
       checkpoint: durable.checkpoint,
+      // Recorded in PRECHECK: who the run is for, and that its stored records are bound to its chain.
+      runIdentity: {
+        tenant_id: context.options.tenantId ?? null,
+        correlation_id: context.options.correlationId ?? null,
+        bound_records: 1,
+      },
       // The durable layer outside the guard: the guard's own answers are stored like any result.
       wrapToolExecutor: (executor) => durable.wrapToolExecutor(guardToolCalls(executor, guard)),
       beforeClose: durable.finish,
@@ -472,7 +482,43 @@ async function runLoadedAgent(
         : {}),
     };
   } catch (error) {
-    return preflightFailureResult(runId, error, environment.now(), redactor);
+    const failure = preflightFailureResult(runId, error, environment.now(), redactor);
+    // A new top-level run that failed before its session started is stored all the same (FAILED_PREFLIGHT, with
+    // its PRECHECK entry), so that `runs list` and `verify` show it; a refused resume leaves its run as it was.
+    if (!topLevel || context.resume !== null || sessionStarted || targets === null) return failure;
+    try {
+      const resolvedTargets = targets;
+      const contract =
+        preparedContract ??
+        prepareAgent({
+          agent: { id: agent.id, systemPrompt: agent.systemPrompt, settings: agent.settings },
+          configurationDefaults: defaults,
+          overrides,
+          targets: resolvedTargets,
+          models: resolvedTargets.map((target) => createModelClient(target, { environment })),
+          tools: [],
+          parentContractHash: trace.parentContractHash,
+          environment,
+          redactor,
+        }).contract;
+      return await storePreflightFailure({
+        store: context.store,
+        runId,
+        agentId: agent.id,
+        contract,
+        systemPrompt: agent.systemPrompt,
+        prompt,
+        tenantId: context.options.tenantId ?? null,
+        correlationId: context.options.correlationId ?? null,
+        runDirectory: join(context.runsDirectory, runId),
+        environment,
+        redactor,
+        failure,
+      });
+    } catch {
+      // Storing the failure failed too (a store that cannot be written): the failure is still the result.
+      return failure;
+    }
   } finally {
     await Promise.allSettled(sources.map((source) => source.close()));
   }

@@ -27,6 +27,9 @@ export interface LlmAccountingEntry {
   readonly parentTxnId?: string;
   /** The transaction at the root of the delegation chain. */
   readonly originTxnId?: string;
+  /** Who the run is for, and the caller's id for what it serves (`--tenant`, `--correlation-id`), when set. */
+  readonly tenantId?: string;
+  readonly correlationId?: string;
 }
 
 export interface ToolAccountingEntry {
@@ -46,6 +49,8 @@ export interface ToolAccountingEntry {
   readonly errorCode?: string;
   readonly parentTxnId?: string;
   readonly originTxnId?: string;
+  readonly tenantId?: string;
+  readonly correlationId?: string;
   /** Whether the result came from the read-only tool cache. */
   readonly cache_hit?: boolean;
 }

@@ -4,6 +4,7 @@ import { rateLimitDelayMs } from "../model/rate-limit-backoff.js";
 import type { LlmAccountingEntry } from "./accounting-entry.js";
 import { eventFlags } from "./event-flags.js";
 import { retryNotices } from "./retry-notices.js";
+import { runIdentityFields } from "./run-identity-fields.js";
 import type { SessionContext } from "./session-context.js";
 import type { AttemptRecord } from "./session-event.js";
 import type { PendingViolation, SessionState } from "./session-state.js";
@@ -48,6 +49,7 @@ export function handleInference(
     txnId: attempt.txnId,
     ...(context.parentTxnId !== null ? { parentTxnId: context.parentTxnId } : {}),
     ...(context.originTxnId !== null ? { originTxnId: context.originTxnId } : {}),
+    ...runIdentityFields(context),
     turn: state.turn,
     attempt: state.attemptInTurn,
     ...(attempt.failure

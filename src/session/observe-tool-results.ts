@@ -5,6 +5,7 @@ import { commitTurn } from "./commit-turn.js";
 import { exceedsContextLimit } from "./context-guard.js";
 import { finalReportToolName } from "./final-report.js";
 import { retryNotices } from "./retry-notices.js";
+import { runIdentityFields } from "./run-identity-fields.js";
 import type { SessionContext } from "./session-context.js";
 import type { PendingViolation, SessionState } from "./session-state.js";
 import type { EntryCollector, TransitionOutput } from "./transition-output.js";
@@ -104,6 +105,7 @@ export function observeToolResults(
         txnId: toolCallTransactionId(state.runId, call.id),
         ...(context.parentTxnId !== null ? { parentTxnId: context.parentTxnId } : {}),
         ...(context.originTxnId !== null ? { originTxnId: context.originTxnId } : {}),
+        ...runIdentityFields(context),
         turn: state.turn,
         callId: call.id,
         ...(result.error_code ? { errorCode: result.error_code } : {}),

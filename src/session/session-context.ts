@@ -24,8 +24,22 @@ export type FinalReportValidation =
  * Everything the pure transition function needs besides state and event. All members are deterministic
  * functions of their inputs, so replaying the same events over the same context gives the same states.
  */
+/**
+ * Who a run is for and what its runtime binds to the chain, recorded in its PRECHECK entry (and the ids on every
+ * accounting entry): the tenant and the caller's correlation id (null: none), and `bound_records: 1` when the
+ * records the runtime keeps beside the chain (a run store's checkpoints and tool results) are bound to it by
+ * RECORD entries, so that verification knows every such record of the run must be bound.
+ */
+export interface RunIdentity {
+  readonly tenant_id: string | null;
+  readonly correlation_id: string | null;
+  readonly bound_records?: 1;
+}
+
 export interface SessionContext {
   readonly contract: ExecutionContract;
+  /** Recorded in PRECHECK when set; absent for sessions that record none (and runs recorded before). */
+  readonly runIdentity?: RunIdentity | null;
   readonly agentId: string;
   readonly callPath: string;
   /** For sub-agent runs: the delegating tool call's transaction and the root of the chain (seed 003). */

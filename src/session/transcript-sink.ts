@@ -10,7 +10,12 @@ export type SessionStateName =
   | "EXECUTE"
   | "OBSERVE"
   | "COMMIT"
-  | "TERMINATE";
+  | "TERMINATE"
+  /**
+   * Not a state of the session: written by the durable layer, between the session's entries, to bind what a run
+   * store keeps beside the chain (checkpoints, tool results) by their content hashes. See bound-records.ts.
+   */
+  | "RECORD";
 
 export interface TranscriptEntryInput {
   readonly state: SessionStateName;

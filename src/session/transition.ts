@@ -162,6 +162,7 @@ function completePrecheck(
           // The run's inputs, so that the transcript alone is enough to replay it.
           conversation: state.conversation,
           started_at: state.startedAt,
+          ...(context.runIdentity != null ? { run: context.runIdentity } : {}),
         }
       : {
           checks: ["contract", "context_feasibility", "tool_availability", "environment"],
@@ -171,6 +172,7 @@ function completePrecheck(
             head_hash: state.resuming.headHash,
             kind: state.resuming.kind,
           },
+          ...(context.runIdentity != null ? { run: context.runIdentity } : {}),
         },
     { ok: problems.length === 0, problems, ...eventFlags(interrupted, timedOut) },
   );

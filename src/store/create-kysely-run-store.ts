@@ -312,6 +312,7 @@ export function createKyselyRunStore(options: KyselyRunStoreOptions): RunStore {
       }),
 
     ...records,
+    readCheckpoints: (runId) => allCheckpoints(runId),
     ...createToolCacheAccess(database, guard, environment),
 
     async close() {

@@ -90,6 +90,8 @@ export interface RunStore {
   /** The checkpoint with the highest seq, or null before the first COMMIT. */
   latestCheckpoint(runId: string): Promise<CheckpointRecord | null>;
   readCheckpoint(runId: string, seq: number): Promise<CheckpointRecord | null>;
+  /** Every checkpoint of the run, in the order stored (verification holds each to the chain). */
+  readCheckpoints(runId: string): Promise<CheckpointRecord[]>;
   readAccounting(runId: string): Promise<AccountingEntry[]>;
   /** A run's tool results in commit order; with `requestHash`, only the results of that request. */
   readToolResults(runId: string, options?: { readonly requestHash?: string }): Promise<ToolResultRecord[]>;

@@ -1,7 +1,14 @@
 import { CharterError } from "../foundation/charter-error.js";
 import type { AccountingEntry } from "../session/accounting-entry.js";
+import type { TranscriptEntryInput } from "../session/transcript-sink.js";
 import type { TranscriptEntry, TranscriptHeader } from "../transcript/transcript-entry.js";
 import type { TranscriptWriter } from "../transcript/transcript-writer.js";
+import {
+  type BoundRecords,
+  boundRecordsEntry,
+  checkpointRecordHash,
+  toolResultRecordHash,
+} from "./bound-records.js";
 import type {
   CheckpointDocument,
   CommitReceipt,
@@ -60,6 +67,8 @@ export interface StoreTranscriptWriter extends TranscriptWriter {
   commit(commit: WriterCommit): Promise<CheckpointReceipt>;
   /** Stores the remaining entries (TERMINATE) and stops the run with its outcome, in one transaction. */
   finish(finish: WriterFinish): Promise<CommitReceipt>;
+  /** Stores tool results with every entry and raw payload handed over so far, in one transaction. */
+  storeToolResults(toolResults: readonly ToolResultInput[]): Promise<CommitReceipt>;
 }
 
 /**
@@ -67,6 +76,10 @@ export interface StoreTranscriptWriter extends TranscriptWriter {
  * are synchronous and never block) and handed to the store in batches: at each `commit` with the checkpoint,
  * at `finish` with the outcome, and at `flush` without a checkpoint. Store operations run one at a time, in
  * order; the first failure is kept and every later call reports it, as the file writer does.
+ *
+ * Connected to its transcript (`connect`, which the hash-chain transcript calls), every batch that stores a
+ * checkpoint or tool results also stores a RECORD entry binding them by content hash (bound-records.ts), appended
+ * through the transcript so that it is chained like any other entry.
  */
 export function createStoreTranscriptWriter(options: StoreTranscriptWriterOptions): StoreTranscriptWriter {
   const { store } = options;
@@ -79,6 +92,22 @@ export function createStoreTranscriptWriter(options: StoreTranscriptWriterOption
   let tail: Promise<unknown> = Promise.resolve();
   let failure: Error | null = null;
   let closed = false;
+  let chain: { append(entry: TranscriptEntryInput): string } | null = null;
+  let lastEntry: TranscriptEntry | null = null;
+
+  /** Appends the RECORD entry binding `records` (into the pending entries, through the transcript). */
+  function bind(records: BoundRecords): void {
+    if (chain === null || lastEntry === null) return;
+    chain.append(boundRecordsEntry(records, lastEntry));
+  }
+
+  function toolResultHashes(toolResults: readonly ToolResultInput[] | undefined): {
+    tool_results?: string[];
+  } {
+    return toolResults !== undefined && toolResults.length > 0
+      ? { tool_results: toolResults.map(toolResultRecordHash) }
+      : {};
+  }
 
   function accept(): void {
     if (failure !== null) throw failure;
@@ -177,6 +206,11 @@ export function createStoreTranscriptWriter(options: StoreTranscriptWriterOption
     appendEntry(entry: TranscriptEntry, line: string): void {
       accept();
       pendingEntries.push({ entry, line });
+      lastEntry = entry;
+    },
+
+    connect(transcript) {
+      chain = transcript;
     },
 
     writeRaw(hash: string, json: string): void {
@@ -195,7 +229,7 @@ export function createStoreTranscriptWriter(options: StoreTranscriptWriterOption
         const beforeExecute = (commit.checkpoint as { kind?: unknown }).kind === "before_execute";
         for (let index = pendingEntries.length - 1; index >= 0 && covered === null; index--) {
           const entry = (pendingEntries[index] as StoredEntryInput).entry;
-          if (entry.state === "COMMIT" || beforeExecute) covered = entry;
+          if (entry.state === "COMMIT" || (beforeExecute && entry.state !== "RECORD")) covered = entry;
         }
         if (covered === null) {
           throw storeError(
@@ -207,6 +241,10 @@ export function createStoreTranscriptWriter(options: StoreTranscriptWriterOption
           );
         }
         const seq = covered.seq;
+        bind({
+          checkpoint: { seq, hash: checkpointRecordHash(commit.checkpoint) },
+          ...toolResultHashes(commit.toolResults),
+        });
         const { entries, rawPayloads } = takeBuffers();
         return enqueue(async () => ({
           ...(await store.appendCommit({
@@ -230,8 +268,22 @@ export function createStoreTranscriptWriter(options: StoreTranscriptWriterOption
       try {
         accept();
         const runId = requireRun();
+        if (finish.toolResults !== undefined && finish.toolResults.length > 0)
+          bind(toolResultHashes(finish.toolResults));
         const { entries, rawPayloads } = takeBuffers();
         return enqueue(() => store.finishRun({ ...finish, runId, entries, rawPayloads }));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    },
+
+    storeToolResults(toolResults: readonly ToolResultInput[]): Promise<CommitReceipt> {
+      try {
+        accept();
+        const runId = requireRun();
+        bind(toolResultHashes(toolResults));
+        const { entries, rawPayloads } = takeBuffers();
+        return enqueue(() => store.appendCommit({ runId, entries, rawPayloads, toolResults }));
       } catch (error) {
         return Promise.reject(error);
       }

@@ -2,6 +2,7 @@ import { CharterError } from "../foundation/charter-error.js";
 import type { VerificationFailure, VerificationReport } from "../transcript/verification-report.js";
 import { verifyEntries } from "../transcript/verify-transcript.js";
 import type { RunStore } from "./run-store.js";
+import { verifyBoundRecords } from "./verify-bound-records.js";
 import { verifyStoredLines } from "./verify-stored-lines.js";
 
 /**
@@ -9,7 +10,8 @@ import { verifyStoredLines } from "./verify-stored-lines.js";
  * and the contract hash, then every stored line byte for byte (its action and result texts against their
  * hashes, its link against the chain, its raw payload references), then the raw payloads no entry
  * references. It also holds the run record to what the chain says: a record claiming more entries than are
- * stored (a truncated transcript) or another head is reported. Throws RUN_NOT_FOUND for an unknown run.
+ * stored (a truncated transcript) or another head is reported, and so is a checkpoint, tool result or run row
+ * field the chain does not bind (RECORD_MISMATCH, naming the record). Throws RUN_NOT_FOUND for an unknown run.
  */
 export async function verifyStoredRun(store: RunStore, runId: string): Promise<VerificationReport> {
   const run = await store.getRun(runId);
@@ -58,6 +60,9 @@ export async function verifyStoredRun(store: RunStore, runId: string): Promise<V
       detail: `raw payload ${corrupt[0]} does not hash to its name, or names a request part that is missing or damaged`,
     });
   }
+  // The records kept beside the chain (checkpoints, tool results, the run row) against what the chain binds.
+  const record = await verifyBoundRecords(store, run);
+  if (record !== null) return failed(verifier.verified, verifier.headHash, record);
   return { ok: true, entries: verifier.verified, head_hash: verifier.headHash, first_bad_entry: null };
 }
 

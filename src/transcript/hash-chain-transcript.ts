@@ -115,7 +115,7 @@ export function createHashChainTranscript(options: HashChainTranscriptOptions): 
     return hash;
   }
 
-  return {
+  const transcript: HashChainTranscript = {
     header,
     get entries() {
       return keptEntries ?? [];
@@ -224,6 +224,8 @@ export function createHashChainTranscript(options: HashChainTranscriptOptions): 
       return writer === undefined ? Promise.resolve() : writer.close();
     },
   };
+  writer?.connect?.(transcript);
+  return transcript;
 }
 
 function encode(value: unknown, field: string, stepId: string | null): string {

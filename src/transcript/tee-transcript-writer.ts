@@ -22,5 +22,8 @@ export function createTeeTranscriptWriter(writers: readonly TranscriptWriter[]):
     async close() {
       await Promise.all(writers.map((writer) => writer.close()));
     },
+    connect(transcript) {
+      for (const writer of writers) writer.connect?.(transcript);
+    },
   };
 }

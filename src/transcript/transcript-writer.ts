@@ -1,3 +1,4 @@
+import type { TranscriptEntryInput } from "../session/transcript-sink.js";
 import type { TranscriptEntry, TranscriptHeader } from "./transcript-entry.js";
 
 /**
@@ -17,4 +18,9 @@ export interface TranscriptWriter {
   flush(): Promise<void>;
   /** Flushes, then releases resources; the writer accepts nothing afterwards. */
   close(): Promise<void>;
+  /**
+   * Called once by the transcript the writer serves, with the transcript itself: a writer that keeps records beside
+   * the chain (a run store) appends the entries binding them through it, so that they are chained like any other.
+   */
+  connect?(transcript: { append(entry: TranscriptEntryInput): string }): void;
 }

@@ -9,6 +9,8 @@ export const verificationReasonCodes = [
   "RAW_PAYLOAD_MISSING",
   "RAW_PAYLOAD_HASH_MISMATCH",
   "UNSUPPORTED_VERSION",
+  /** A record a run store keeps beside the chain (checkpoint, tool result, run row) that the chain does not bind. */
+  "RECORD_MISMATCH",
 ] as const;
 
 export type VerificationReasonCode = (typeof verificationReasonCodes)[number];
@@ -24,6 +26,11 @@ export interface VerificationFailure {
   readonly reason_code: VerificationReasonCode;
   /** What was wrong and where (file, line, expected and found values), for people. */
   readonly detail: string;
+  /**
+   * For RECORD_MISMATCH, the stored record at fault: `checkpoint <seq>`, `tool_result <position>` or
+   * `run <column>`.
+   */
+  readonly record?: string;
 }
 
 export interface VerificationReport {

@@ -1,5 +1,8 @@
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { systemEnvironment } from "../../src/foundation/environment.js";
 import type { AIAgentResult } from "../../src/session/agent-result.js";
+import { openRunStore } from "../../src/store/open-run-store.js";
 import {
   type ScriptedOpenAIServer,
   startScriptedOpenAIServer,
@@ -94,4 +97,64 @@ describe("charter run: a failure before the session starts", () => {
     expect(result.error?.details?.stderrTail).toEqual(expect.stringContaining("token="));
     expect(run.stdout).not.toContain(secret);
   });
+});
+
+describe("charter run: a run that fails before its session starts is stored", () => {
+  it.each([
+    ["a tool server that will not start", "broken", "MCP_SERVER_FAILED", "tool_servers"],
+    ["a tools entry that names nothing", "test__nope", "TOOL_REFERENCE_UNKNOWN", "tool_availability"],
+  ])(
+    "%s: FAILED_PREFLIGHT with its PRECHECK entry, in runs list and verify",
+    async (_what, tools, code, check) => {
+      server = await startScriptedOpenAIServer({ script: [] });
+      const broken = { type: "stdio", command: process.execPath, args: ["-e", "process.exit(1)"] };
+      const files = await project({
+        agent: agentFile(`models: [local/test-model]\ntools: [${tools}]`),
+        config: { ...providerConfig(server.baseUrl), mcpServers: { broken } },
+        env: "LOCAL_API_KEY=key-for-stored-preflight-test\n",
+      });
+      const store = join(files.directory, "charter.db");
+      const charter = (argv: readonly string[]) => charterProcess([...argv, "--store", store]);
+      const run = await charter([
+        "run",
+        files.agentPath,
+        "Start.",
+        "--config",
+        files.configPath,
+        "--json",
+        "--runs-dir",
+        files.runsDirectory,
+      ]);
+      expect(run.exitCode).toBe(3);
+      const result = JSON.parse(run.stdout) as AIAgentResult;
+      expect(result).toMatchObject({ outcome: "FAILED_PREFLIGHT", error: { code } });
+      expect(result.contractHash).toEqual(expect.any(String));
+
+      const listed = JSON.parse((await charter(["runs", "list", "--json"])).stdout);
+      expect(listed).toEqual([
+        expect.objectContaining({
+          runId: result.runId,
+          status: "failed",
+          outcome: "FAILED_PREFLIGHT",
+          errorCode: code,
+          entries: 2,
+        }),
+      ]);
+      const verified = await charter(["verify", result.runId]);
+      expect(verified.exitCode).toBe(0);
+      expect(verified.stdout).toContain("verified: 2 entries");
+
+      const opened = await openRunStore({ path: store, environment: systemEnvironment });
+      try {
+        const entries = [];
+        for await (const entry of opened.readEntries(result.runId)) entries.push(entry);
+        expect(entries.map((entry) => entry.state)).toEqual(["PRECHECK", "TERMINATE"]);
+        expect(entries[0]?.result).toMatchObject({ ok: false, problems: [{ check }] });
+        expect(entries[0]?.action).toMatchObject({ run: { tenant_id: null, bound_records: 1 } });
+        expect(entries[1]?.result).toMatchObject({ outcome: "FAILED_PREFLIGHT", error: { code } });
+      } finally {
+        await opened.close();
+      }
+    },
+  );
 });

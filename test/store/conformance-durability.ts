@@ -43,15 +43,15 @@ export function describeDurabilityConformance({ current, factory }: ConformanceC
       const lastAcknowledged = acknowledged[acknowledged.length - 1]!;
       const run = await store.getRun("run-killed");
       expect(run?.entryCount).toBeGreaterThanOrEqual(lastAcknowledged.entries);
-      // Whole batches only: each commit stores one turn of five entries.
-      expect((run?.entryCount ?? 0) % 5).toBe(0);
+      // Whole batches only: each commit stores one turn of five entries and the RECORD entry binding its checkpoint.
+      expect((run?.entryCount ?? 0) % 6).toBe(0);
       const lines = await collectPages(store.readEntryLines("run-killed"));
       for (const ack of acknowledged) expect(lines[ack.entries - 1]?.hash).toBe(ack.head);
       expect(await verifyStoredRun(store, "run-killed")).toMatchObject({
         ok: true,
         entries: run?.entryCount,
       });
-      expect((await store.latestCheckpoint("run-killed"))?.seq).toBe((run?.entryCount ?? 0) - 1);
+      expect((await store.latestCheckpoint("run-killed"))?.seq).toBe((run?.entryCount ?? 0) - 2);
     });
 
     it("reopens a database without migrating it again and refuses one migrated by a newer Charter", async () => {

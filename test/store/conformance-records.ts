@@ -243,12 +243,14 @@ export function describeRecordsConformance({ current }: ConformanceContext): voi
             toolsUsed: ["lookup"],
           },
         });
+        // Each turn's five entries, then the RECORD entry binding its checkpoint and tool result.
         expect(receipt).toEqual({
-          entryCount: 5 * turn,
+          entryCount: 6 * turn,
           headHash: transcript.headHash,
-          checkpointSeq: 5 * turn - 1,
+          checkpointSeq: 6 * turn - 2,
         });
-        expect((await store.latestCheckpoint("run-writer"))?.seq).toBe(5 * turn - 1);
+        expect(transcript.entries.at(-1)?.state).toBe("RECORD");
+        expect((await store.latestCheckpoint("run-writer"))?.seq).toBe(6 * turn - 2);
       }
       // A commit needs a COMMIT entry since the previous batch.
       const early = await charterErrorOf(writer.commit({ checkpoint: { v: 1 } }));
@@ -277,13 +279,13 @@ export function describeRecordsConformance({ current }: ConformanceContext): voi
         agentId: "writer-agent",
         tenantId: "acme",
         correlationId: "req-1",
-        entryCount: 16,
+        entryCount: 19,
         headHash: transcript.headHash,
       });
       expect(await collect(store.readEntries("run-writer"))).toEqual(transcript.entries);
       expect(await verifyStoredRun(store, "run-writer")).toEqual({
         ok: true,
-        entries: 16,
+        entries: 19,
         head_hash: transcript.headHash,
         first_bad_entry: null,
       });
@@ -307,7 +309,8 @@ export function describeRecordsConformance({ current }: ConformanceContext): voi
       appendTurnEntries(transcript, environment, 1);
       await writer.commit({ checkpoint: checkpointDocument(1, 4) });
       await writer.flush();
-      expect((await store.getRun("run-resumable"))?.entryCount).toBe(5);
+      // The turn's five entries and the RECORD entry binding its checkpoint.
+      expect((await store.getRun("run-resumable"))?.entryCount).toBe(6);
 
       // Another writer over the stored run: the header and contract are checked against the stored ones.
       const resumed = createStoreTranscriptWriter({ store, agentId: "writer-agent", mode: "resume" });

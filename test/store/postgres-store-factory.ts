@@ -64,6 +64,9 @@ export const postgresStoreFactory: RunStoreFactory = async (): Promise<StoreUnde
             [row.first_seq, row.entry_count, row.records, row.entries, row.run_id, row.position],
           ),
       }),
+      // The column is one of three names the caller chose, never input.
+      setRunColumn: (runId, column, value) =>
+        query(`update charter_runs set ${column} = $1 where run_id = $2`, [value, runId]),
       recordMigration: (name) =>
         query("insert into charter_schema_migrations (name, timestamp) values ($1, $2)", [
           name,

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe } from "vitest";
+import { describeBoundRecordsConformance } from "./conformance-bound-records.js";
 import { describeChainConformance } from "./conformance-chain.js";
 import { describeDurabilityConformance } from "./conformance-durability.js";
 import { describeRecordsConformance } from "./conformance-records.js";
@@ -34,5 +35,6 @@ export function describeRunStoreConformance(backend: string, factory: RunStoreFa
     describeChainConformance(context);
     describeRecordsConformance(context);
     describeDurabilityConformance(context);
+    describeBoundRecordsConformance(context);
   });
 }

@@ -23,9 +23,12 @@ export interface SegmentTable {
  * Damage done to what a run stored in segments (run-segment.ts): the same damage as to the rows of the older
  * tables, so that the conformance suite asks the same of both: verification finds it.
  */
-export function segmentTampering(
-  table: SegmentTable,
-): Omit<StoreTampering, "recordMigration"> & { entryLine(runId: string, seq: number): Promise<string> } {
+export function segmentTampering(table: SegmentTable): Omit<
+  StoreTampering,
+  "recordMigration" | "setRunColumn"
+> & {
+  entryLine(runId: string, seq: number): Promise<string>;
+} {
   async function holding(runId: string, seq: number) {
     const rows = await table.read(runId);
     const row = rows.find((each) => each.first_seq <= seq && seq < each.first_seq + each.entry_count);
@@ -58,6 +61,21 @@ export function segmentTampering(
         if (row.first_seq >= fromSeq) await table.write({ ...row, first_seq: row.first_seq + offset });
         else expect(row.first_seq + row.entry_count <= fromSeq, "shift at a segment boundary").toBe(true);
       }
+    },
+    async editRecords(runId, tag, search, replacement) {
+      let edited = 0;
+      for (const row of await table.read(runId)) {
+        const lines = row.records.split("\n");
+        let changed = false;
+        for (const [index, line] of lines.entries()) {
+          if (!line.startsWith(tag) || !line.includes(search)) continue;
+          lines[index] = line.split(search).join(replacement);
+          changed = true;
+          edited++;
+        }
+        if (changed) await table.write({ ...row, records: lines.join("\n") });
+      }
+      return edited;
     },
     async replaceRawPayload(hash, json) {
       for (const row of await table.read(null)) {

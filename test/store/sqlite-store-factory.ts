@@ -40,6 +40,11 @@ export const sqliteStoreFactory: RunStoreFactory = async (): Promise<StoreUnderT
     reopen: open,
     tamper: {
       ...segmentTampering(sqliteSegmentTable(path)),
+      // The column is one of three names the caller chose, never input.
+      setRunColumn: (runId, column, value) =>
+        withDatabase((database) => {
+          database.prepare(`update charter_runs set ${column} = ? where run_id = ?`).run(value, runId);
+        }),
       recordMigration: (name) =>
         withDatabase((database) => {
           database

@@ -58,6 +58,17 @@ export interface StoreTampering {
   /** Sets the entry count of the segment holding entry `seq` (its lines unchanged). */
   miscountSegment(runId: string, seq: number, entryCount: number): Promise<void>;
   recordMigration(name: string): Promise<void>;
+  /**
+   * Replaces `search` by `replacement` in the run's stored checkpoints (`C`) or tool results (`T`), as an edit of the
+   * database with SQL would; returns how many records changed.
+   */
+  editRecords(runId: string, tag: "C" | "T", search: string, replacement: string): Promise<number>;
+  /** Sets a column of the run's row. */
+  setRunColumn(
+    runId: string,
+    column: "tenant_id" | "correlation_id" | "status",
+    value: string | null,
+  ): Promise<void>;
 }
 
 export interface StoreUnderTest {

@@ -63,7 +63,7 @@ async function listOrShowRuns(
           { details: { argument: "limit" } },
         );
       }
-      const runs = (await store.listRuns({ limit })).map(storedRunSummary);
+      const runs = (await store.listRuns({ limit })).map((run) => storedRunSummary(run));
       if (values.json) streams.stdout.write(`${JSON.stringify(runs)}\n`);
       else for (const run of runs) streams.stdout.write(`${listLine(run)}\n`);
       return exitCodes.success;
@@ -127,5 +127,7 @@ function listLine(run: StoredRunSummary): string {
     `duration ${duration}`,
     `head ${run.chainHead}`,
     run.createdAt,
+    // A run whose process is gone: how to continue it.
+    ...(run.resumeCommand !== null ? [`continue with: ${run.resumeCommand}`] : []),
   ].join("  ");
 }

@@ -1,9 +1,11 @@
+import { isRunAbandoned } from "../runner/run-owner.js";
 import type { RunSummary } from "../store/run-record.js";
 
 /** What `charter runs list` and `charter runs show` print of a stored run (the same fields in both). */
 export interface StoredRunSummary {
   readonly runId: string;
   readonly agentId: string;
+  /** The stored status, or `abandoned` for a `running` run whose process is gone. */
   readonly status: string;
   readonly statusReason: string | null;
   readonly outcome: string | null;
@@ -25,13 +27,19 @@ export interface StoredRunSummary {
   readonly parentRunId: string | null;
   readonly tenantId: string | null;
   readonly correlationId: string | null;
+  /** Who runs (or last ran) the run, and when it last said it was alive (ISO 8601). */
+  readonly owner: { readonly pid: number; readonly host: string; readonly startedAt: string } | null;
+  readonly heartbeatAt: string | null;
+  /** For an abandoned run: the command that continues it. */
+  readonly resumeCommand: string | null;
 }
 
-export function storedRunSummary(run: RunSummary): StoredRunSummary {
+export function storedRunSummary(run: RunSummary, now: number = Date.now()): StoredRunSummary {
+  const abandoned = isRunAbandoned(run, now);
   return {
     runId: run.runId,
     agentId: run.agentId,
-    status: run.status,
+    status: abandoned ? "abandoned" : run.status,
     statusReason: run.statusReason,
     outcome: run.outcome,
     errorCode: run.errorCode,
@@ -48,5 +56,15 @@ export function storedRunSummary(run: RunSummary): StoredRunSummary {
     parentRunId: run.parentRunId,
     tenantId: run.tenantId,
     correlationId: run.correlationId,
+    owner:
+      run.owner === null
+        ? null
+        : {
+            pid: run.owner.pid,
+            host: run.owner.host,
+            startedAt: new Date(run.owner.startedAt).toISOString(),
+          },
+    heartbeatAt: run.heartbeatAt === null ? null : new Date(run.heartbeatAt).toISOString(),
+    resumeCommand: abandoned ? `charter resume ${run.runId}` : null,
   };
 }

@@ -15,6 +15,8 @@ export interface RuntimeEnvironment {
   random(): number;
   /** Waits for the given milliseconds, or until the signal aborts. */
   sleep(milliseconds: number, signal?: AbortSignal): Promise<void>;
+  /** How often a running run's process records that it is alive (default 30 s). */
+  readonly heartbeatIntervalMilliseconds?: number;
 }
 
 export const systemEnvironment: RuntimeEnvironment = {

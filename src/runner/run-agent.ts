@@ -39,6 +39,7 @@ import {
 import { preflightFailureResult } from "./preflight-failure-result.js";
 import { prepareAgent } from "./prepare-agent.js";
 import { readPendingApprovals } from "./read-pending-approvals.js";
+import { currentRunOwner, defaultHeartbeatIntervalMilliseconds } from "./run-owner.js";
 import { selectRunStore } from "./select-run-store.js";
 import { startToolSources } from "./start-tool-sources.js";
 import { storePreflightFailure } from "./store-preflight-failure.js";
@@ -249,6 +250,7 @@ async function runLoadedAgent(
   let targets: ReturnType<typeof resolveModelTargets> | null = null;
   let preparedContract: ExecutionContract | null = null;
   let sessionStarted = false;
+  let heartbeat: ReturnType<typeof setInterval> | null = null;
   try {
     targets = resolveModelTargets(selectModelReferences(overrides, agent.settings, defaults), configuration);
     const toolReferences = overrides.tools ?? agent.settings.tools ?? defaults.tools ?? [];
@@ -410,6 +412,7 @@ async function runLoadedAgent(
       tenantId: context.options.tenantId ?? null,
       correlationId: context.options.correlationId ?? null,
       parentRunId,
+      owner: currentRunOwner(),
       mode: resume === null ? "create" : "resume",
     });
     const durable = createDurableRunHooks({
@@ -440,6 +443,14 @@ async function runLoadedAgent(
         : {}),
     };
     sessionStarted = true;
+    // Who runs the run says it is alive on a timer (never per turn): `runs list` tells a run whose process is
+    // gone from one still running by its owner, and by this heartbeat when the owner is on another host.
+    const owner = currentRunOwner();
+    heartbeat = setInterval(
+      () => void context.store.heartbeatRun(runId, owner).catch(() => undefined),
+      environment.heartbeatIntervalMilliseconds ?? defaultHeartbeatIntervalMilliseconds,
+    );
+    heartbeat.unref();
     const { result } = await prepared.run({
       prompt,
       runId,
@@ -520,6 +531,7 @@ async function runLoadedAgent(
       return failure;
     }
   } finally {
+    if (heartbeat !== null) clearInterval(heartbeat);
     await Promise.allSettled(sources.map((source) => source.close()));
   }
 }
@@ -530,7 +542,11 @@ async function runLoadedAgent(
  */
 async function reopenForResume(store: RunStore, runId: string, resume: ResumeRequest): Promise<void> {
   try {
-    await store.reopenRun(runId, { from: [resume.status], expected: resume.continueFrom });
+    await store.reopenRun(runId, {
+      from: [resume.status],
+      expected: resume.continueFrom,
+      owner: currentRunOwner(),
+    });
   } catch (error) {
     const reason = CharterError.isInstance(error) ? error.details.reason : undefined;
     if (reason !== "chain_mismatch" && reason !== "status_not_allowed") throw error;

@@ -150,6 +150,10 @@ export function createKyselyRunStore(options: KyselyRunStoreOptions): RunStore {
           accounting_count: 0,
           tool_result_count: 0,
           segment_count: 0,
+          owner_pid: run.owner?.pid ?? null,
+          owner_host: run.owner?.host ?? null,
+          owner_started_at: run.owner?.startedAt ?? null,
+          heartbeat_at: run.owner != null ? createdAt : null,
         };
         const documents = {
           run_id: header.run_id,
@@ -238,6 +242,14 @@ export function createKyselyRunStore(options: KyselyRunStoreOptions): RunStore {
               finished_at: null,
               ...runRowProgress(progress),
               updated_at: now,
+              ...(reopen.owner !== undefined
+                ? {
+                    owner_pid: reopen.owner.pid,
+                    owner_host: reopen.owner.host,
+                    owner_started_at: reopen.owner.startedAt,
+                    heartbeat_at: now,
+                  }
+                : {}),
             })
             .where("run_id", "=", runId)
             .compile();
@@ -245,6 +257,20 @@ export function createKyselyRunStore(options: KyselyRunStoreOptions): RunStore {
         const reopened = await readRun(runId);
         if (reopened === null) throw runNotFound(runId);
         return reopened;
+      }),
+
+    heartbeatRun: (runId, owner, now = environment.now()) =>
+      guard("heartbeatRun", { runId }, async () => {
+        const result = await database
+          .updateTable("charter_runs")
+          .set({ heartbeat_at: now })
+          .where("run_id", "=", runId)
+          .where("status", "=", "running")
+          .where("owner_pid", "=", owner.pid)
+          .where("owner_host", "=", owner.host)
+          .where("owner_started_at", "=", owner.startedAt)
+          .executeTakeFirst();
+        return Number(result.numUpdatedRows) > 0;
       }),
 
     getRun: (runId) => guard("getRun", { runId }, () => readRun(runId)),

@@ -75,6 +75,11 @@ export async function importRunExport(
     accounting_count: exported.accounting.length,
     tool_result_count: exported.tool_results.length,
     segment_count: 0,
+    // An imported run is nobody's: no process runs it here.
+    owner_pid: null,
+    owner_host: null,
+    owner_started_at: null,
+    heartbeat_at: null,
   };
   const runId = run.run_id;
   const documents = {

@@ -16,6 +16,14 @@ export interface RunTotals {
   readonly toolsUsed: readonly string[];
 }
 
+/** Who runs a running run: the process (its id, host and start time, which tells it from a later process with its id). */
+export interface RunOwner {
+  readonly pid: number;
+  readonly host: string;
+  /** When the process started, in milliseconds since the epoch. */
+  readonly startedAt: number;
+}
+
 /** A run as `listRuns` returns it: everything but the contract and the transcript header. */
 export interface RunSummary {
   /** The format version of the stored record. */
@@ -43,6 +51,10 @@ export interface RunSummary {
   readonly entryCount: number;
   readonly accountingCount: number;
   readonly toolResultCount: number;
+  /** The process that created or last reopened the run (null: none recorded, as before schema 4). */
+  readonly owner: RunOwner | null;
+  /** When that process last said it was alive (its heartbeat), null when it never did. */
+  readonly heartbeatAt: number | null;
 }
 
 /** A run with its contract and transcript header, as `getRun` returns it. */
@@ -61,6 +73,8 @@ export interface NewRun {
   readonly tenantId?: string | null;
   readonly correlationId?: string | null;
   readonly parentRunId?: string | null;
+  /** The process that runs it; its heartbeat starts at the run's creation. */
+  readonly owner?: RunOwner | null;
   /** Defaults to the store's clock. */
   readonly createdAt?: number;
 }

@@ -33,6 +33,10 @@ export const runSummaryColumns = [
   "entry_count",
   "accounting_count",
   "tool_result_count",
+  "owner_pid",
+  "owner_host",
+  "owner_started_at",
+  "heartbeat_at",
 ] as const satisfies readonly (keyof RunsTable)[];
 
 export type RunSummaryRow = Pick<Selectable<RunsTable>, (typeof runSummaryColumns)[number]>;
@@ -75,6 +79,11 @@ export function toRunSummary(row: RunSummaryRow): RunSummary {
     entryCount: row.entry_count,
     accountingCount: row.accounting_count,
     toolResultCount: row.tool_result_count,
+    owner:
+      row.owner_pid === null || row.owner_host === null || row.owner_started_at === null
+        ? null
+        : { pid: Number(row.owner_pid), host: row.owner_host, startedAt: Number(row.owner_started_at) },
+    heartbeatAt: row.heartbeat_at === null ? null : Number(row.heartbeat_at),
   };
 }
 

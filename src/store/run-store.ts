@@ -2,7 +2,7 @@ import type { AccountingEntry } from "../session/accounting-entry.js";
 import type { TranscriptEntry } from "../transcript/transcript-entry.js";
 import type { CommitBatch, CommitReceipt, RunFinish, ToolOutputInput } from "./commit-batch.js";
 import type { RunExport } from "./run-export.js";
-import type { NewRun, RunQuery, RunRecord, RunStatus, RunSummary } from "./run-record.js";
+import type { NewRun, RunOwner, RunQuery, RunRecord, RunStatus, RunSummary } from "./run-record.js";
 import type {
   CheckpointRecord,
   RunStoreStatistics,
@@ -56,8 +56,15 @@ export interface RunStore {
     options?: {
       readonly from?: readonly RunStatus[];
       readonly expected?: { readonly entryCount: number; readonly headHash: string };
+      /** The process that continues the run: recorded as its owner, its heartbeat starting now. */
+      readonly owner?: RunOwner;
     },
   ): Promise<RunRecord>;
+  /**
+   * Records that the run's owner is alive (`heartbeat_at`), only while the run is `running` and still owned by
+   * `owner`: returns false otherwise (it stopped, or another process took it over). One statement, on a timer.
+   */
+  heartbeatRun(runId: string, owner: RunOwner, now?: number): Promise<boolean>;
 
   getRun(runId: string): Promise<RunRecord | null>;
   listRuns(query?: RunQuery): Promise<RunSummary[]>;

@@ -18,7 +18,7 @@ import type {
   ToolOutputInput,
   ToolResultInput,
 } from "./commit-batch.js";
-import type { RunTotals } from "./run-record.js";
+import type { RunOwner, RunTotals } from "./run-record.js";
 import type { RunStore } from "./run-store.js";
 import { runNotFound, storeError } from "./store-errors.js";
 
@@ -28,6 +28,8 @@ export interface StoreTranscriptWriterOptions {
   readonly tenantId?: string | null;
   readonly correlationId?: string | null;
   readonly parentRunId?: string | null;
+  /** The process that runs the run, recorded when it is created. */
+  readonly owner?: RunOwner | null;
   /**
    * `create` (the default) stores a new run once the header and the contract are written; `resume` continues
    * a stored run: the header and contract must be the stored ones, and entries continue its chain.
@@ -198,6 +200,7 @@ export function createStoreTranscriptWriter(options: StoreTranscriptWriterOption
             tenantId: options.tenantId ?? null,
             correlationId: options.correlationId ?? null,
             parentRunId: options.parentRunId ?? null,
+            owner: options.owner ?? null,
           }),
         );
       }

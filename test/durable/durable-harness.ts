@@ -133,9 +133,10 @@ export function fileSatisfies(path: string, test: (text: string) => boolean): Pr
 
 export async function onlyRunId(store: string): Promise<string> {
   const listed = await cli(["runs", "list", "--json", "--store", store]);
-  const runs = JSON.parse(listed.stdout) as { runId: string; status: string }[];
+  const runs = JSON.parse(listed.stdout) as { runId: string; status: string; resumeCommand: string | null }[];
   expect(runs).toHaveLength(1);
-  expect(runs[0]!.status).toBe("running"); // the process died: nobody marked it finished
+  // The process died: nobody marked the run finished, and its process is gone, so it shows as abandoned.
+  expect(runs[0]).toMatchObject({ status: "abandoned", resumeCommand: `charter resume ${runs[0]!.runId}` });
   return runs[0]!.runId;
 }
 

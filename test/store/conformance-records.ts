@@ -12,6 +12,7 @@ import {
   collect,
   createDraftedRun,
   draftRun,
+  startOfTime,
   storeTestContract,
   turnAccounting,
   turnToolResult,
@@ -98,6 +99,57 @@ export function describeRecordsConformance({ current }: ConformanceContext): voi
       expect((await store.cacheGet("none-1"))?.value).toBe("none-1");
       expect(await store.cachePurgeTenant(null)).toBe(1);
       expect((await store.cacheGet("globex-1"))?.value).toBe("globex-1");
+    });
+
+    it("records who runs a run and its heartbeat, only while that owner runs it", async () => {
+      const { store, environment } = current();
+      const draft = draftRun(environment, "run-owned");
+      const owner = { pid: 4242, host: "host-a", startedAt: startOfTime - 60_000 };
+      const created = await store.createRun({
+        header: draft.memory.header!,
+        contract: draft.contract,
+        agentId: "store-test-agent",
+        owner,
+      });
+      expect(created).toMatchObject({ owner, heartbeatAt: environment.now() });
+      environment.advance(30_000);
+      expect(await store.heartbeatRun("run-owned", owner)).toBe(true);
+      expect(await store.getRun("run-owned")).toMatchObject({ owner, heartbeatAt: environment.now() });
+      // Another process with the same id (started at another time) is not the owner.
+      expect(await store.heartbeatRun("run-owned", { ...owner, startedAt: owner.startedAt + 5_000 })).toBe(
+        false,
+      );
+
+      await store.appendCommit(draft.batch(draft.appendTurn(1)));
+      draft.transcript.append({
+        state: "TERMINATE",
+        step_id: "turn-1/terminate",
+        turn: 1,
+        timestamp: environment.now(),
+        action: null,
+        result: { outcome: "INTERRUPTED" },
+        model_fingerprint: null,
+      });
+      await store.finishRun({
+        runId: "run-owned",
+        ...draft.take(),
+        status: "interrupted",
+        outcome: "INTERRUPTED",
+      });
+      // A stopped run has no heartbeat; a reopening process becomes its owner.
+      expect(await store.heartbeatRun("run-owned", owner)).toBe(false);
+      const next = { pid: 5151, host: "host-b", startedAt: startOfTime };
+      environment.advance(1_000);
+      expect(await store.reopenRun("run-owned", { owner: next })).toMatchObject({
+        status: "running",
+        owner: next,
+        heartbeatAt: environment.now(),
+      });
+      expect(await store.heartbeatRun("run-owned", owner)).toBe(false);
+      expect(await store.heartbeatRun("run-owned", next)).toBe(true);
+      // Runs created without an owner (by a library writer, or before owners were recorded) have none.
+      const plain = draftRun(environment, "run-unowned");
+      expect(await createDraftedRun(store, plain)).toMatchObject({ owner: null, heartbeatAt: null });
     });
 
     it("lists runs newest first, filtered by tenant, status and agent, a page at a time", async () => {

@@ -49,9 +49,10 @@ describe("docs/store.md examples", () => {
       run: { status: string; entryCount: number; headHash: string; tenantId: string };
       head: string;
     };
-    expect(verification).toMatchObject({ ok: true, entries: 3, head_hash: head });
+    // INFER, COMMIT, the RECORD entry binding the COMMIT's checkpoint, TERMINATE.
+    expect(verification).toMatchObject({ ok: true, entries: 4, head_hash: head });
     expect(checkpoint).toMatchObject({ seq: 1, turn: 1, document: { v: 1, step_index: 1 } });
-    expect(run).toMatchObject({ status: "completed", entryCount: 3, headHash: head, tenantId: "acme" });
+    expect(run).toMatchObject({ status: "completed", entryCount: 4, headHash: head, tenantId: "acme" });
   });
 
   it("export-import: a fixture run round-trips", async () => {

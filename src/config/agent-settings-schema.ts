@@ -35,6 +35,10 @@ export const modelParameterShape = {
   stopSequences: stringOrList(z.string(), "a stop sequence").nullable().optional(),
   reasoning: reasoningLevelSchema.nullable().optional(),
   reasoningTokens: positiveInteger.nullable().optional(),
+  /** How long one model attempt may take before it fails as a timeout (a duration). */
+  modelTimeout: durationSchema.optional(),
+  /** The largest model response body accepted, in bytes: a larger one fails the attempt. */
+  modelResponseMaxBytes: positiveInteger.optional(),
 };
 
 const outputSchema = z

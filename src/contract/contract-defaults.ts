@@ -18,6 +18,8 @@ export interface ContractDefaults {
   readonly stepTimeout: number | null;
   readonly totalTimeout: number | null;
   readonly toolResponseMaxBytes: number;
+  readonly modelTimeout: number;
+  readonly modelResponseMaxBytes: number;
   readonly toolPolicy: ToolPolicy;
   readonly allowedTools: readonly string[] | null;
   readonly cycleForbid: readonly (readonly [string, string])[];
@@ -53,13 +55,20 @@ export const contractDefaults: ContractDefaults = deepFreeze({
   maxTurns: 10,
   maxRetries: 3,
   maxToolCallsPerTurn: 10,
-  // Strict mode disables repair, not the retry: one format retry stays the default either way.
+  // Strict mode disables repair, not the retry: one format retry stays the default either way (and is the
+  // most strict mode allows, seed 002 §7.6).
   maxFormatRetries: 1,
   maxTokensConsumed: null,
   toolTimeout: 60_000,
   stepTimeout: null,
   totalTimeout: null,
   toolResponseMaxBytes: 12_288,
+  // Three minutes: a 4,096-token answer from a slow local model (about 25 tokens/s) still fits; three attempts
+  // of a turn stay under ten minutes.
+  modelTimeout: 180_000,
+  // 4 MiB: far above any real answer (a 4,096-token answer is well under 100 KB even streamed, chunk by chunk),
+  // far below what would strain memory.
+  modelResponseMaxBytes: 4_194_304,
   toolPolicy: "optional",
   allowedTools: null,
   cycleForbid: [],

@@ -16,6 +16,10 @@ export interface ModelParameterSettings {
   readonly stopSequences?: readonly string[] | null;
   readonly reasoning?: ReasoningLevel | null;
   readonly reasoningTokens?: number | null;
+  /** Not sent to the provider: how long one attempt may take, in milliseconds. */
+  readonly modelTimeout?: number;
+  /** Not sent to the provider: the largest response body accepted, in bytes. */
+  readonly modelResponseMaxBytes?: number;
 }
 
 /**

@@ -41,3 +41,31 @@ export function resolveTargetRequestParameters(
   }
   return resolved as unknown as RequestParameters;
 }
+
+/**
+ * The attempt bounds of one target (`modelTimeout`, `modelResponseMaxBytes`), decided like its request
+ * parameters: command line > the target's provider or model configuration > agent file > configuration
+ * `defaults` > built-in. Recorded as `model_timeout_ms` / `max_response_bytes` for the primary target and under
+ * `model_targets.<index>.` for the others.
+ */
+export function resolveTargetAttemptBounds(
+  decide: ContractDecider,
+  target: ContractModelTargetInput,
+  index: number,
+): { model_timeout_ms: number; max_response_bytes: number } {
+  const modelParameters = target.parameters ?? {};
+  const prefix = index === 0 ? "" : `model_targets.${index}.`;
+  const timeout = decide.forTarget(
+    "modelTimeout",
+    contractDefaults.modelTimeout,
+    modelParameters.modelTimeout,
+  );
+  decide.record(`${prefix}model_timeout_ms`, timeout.source);
+  const size = decide.forTarget(
+    "modelResponseMaxBytes",
+    contractDefaults.modelResponseMaxBytes,
+    modelParameters.modelResponseMaxBytes,
+  );
+  decide.record(`${prefix}max_response_bytes`, size.source);
+  return { model_timeout_ms: timeout.value, max_response_bytes: size.value };
+}

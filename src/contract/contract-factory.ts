@@ -3,7 +3,10 @@ import { contractDefaults } from "./contract-defaults.js";
 import { contractDecider } from "./contract-factory-decider.js";
 import type { ContractFactoryInput } from "./contract-factory-input.js";
 import { contractInvalid } from "./contract-factory-invalid.js";
-import { resolveTargetRequestParameters } from "./contract-factory-request-parameters.js";
+import {
+  resolveTargetAttemptBounds,
+  resolveTargetRequestParameters,
+} from "./contract-factory-request-parameters.js";
 import { sortedToolManifest } from "./contract-factory-tool-manifest.js";
 import { computeContractHash } from "./contract-hash.js";
 import {
@@ -13,6 +16,9 @@ import {
   executionContractContentSchema,
 } from "./execution-contract.js";
 import { rememberVerifiedContract } from "./verified-contracts.js";
+
+/** The most format retries a strict contract may allow (seed 002 §7.6: "bounded (<=1)"). */
+export const strictMaxFormatRetries = 1;
 
 /**
  * The contract creation boundary (seed 002 Phase 2b): turns the agent, the configuration, the command
@@ -37,6 +43,7 @@ export function buildExecutionContract(input: ContractFactoryInput): ExecutionCo
       layeredBuffer?.value ?? target.contextWindowBufferTokens ?? contractDefaults.contextWindowBufferTokens,
     tokenizer: target.tokenizer ?? null,
     request_parameters: resolveTargetRequestParameters(decide, target, index),
+    ...resolveTargetAttemptBounds(decide, target, index),
   }));
   const primaryParameters = modelTargets[0]!.request_parameters;
   // `null` only means "do not send the parameter": the context guard still reserves room for an answer, as
@@ -135,6 +142,17 @@ export function buildExecutionContract(input: ContractFactoryInput): ExecutionCo
     tool_manifest: sortedToolManifest(input.toolManifest),
     decisions: decide.decisions,
   };
+
+  // Strict mode bounds the retry ladder at one format retry (seed 002 §7.6): a contract asking for more is
+  // refused rather than silently capped.
+  if (draft.strict_mode && draft.max_format_retries > strictMaxFormatRetries) {
+    throw contractInvalid([
+      {
+        path: "max_format_retries",
+        message: `strict mode allows at most ${strictMaxFormatRetries} format retry (got ${draft.max_format_retries}, from ${decide.decisions.max_format_retries}): lower maxFormatRetries or turn strict off`,
+      },
+    ]);
+  }
 
   // A private copy: freezing the contract must not freeze (or alias) objects the caller still holds.
   const parsed = executionContractContentSchema.safeParse(structuredClone(draft));

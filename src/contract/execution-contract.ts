@@ -5,7 +5,14 @@ import { z } from "zod";
  * `max_inferences` is the turn limit (`maxTurns`), `max_retries` the attempts per turn, and so on.
  * Built once by the contract factory, hashed, deeply frozen, never mutated after the first inference.
  */
-export const contractSchemaVersion = 2;
+export const contractSchemaVersion = 3;
+
+/**
+ * Contract versions a recorded run may carry. A version-2 contract keeps the session rules it was recorded
+ * under (see session/session-rules.ts), so that old runs still verify, resume and replay.
+ */
+export const supportedContractSchemaVersions = [2, 3] as const;
+export type ContractSchemaVersion = (typeof supportedContractSchemaVersions)[number];
 
 export const toolPolicySchema = z.enum(["required", "optional", "forbidden"]);
 export type ToolPolicy = z.infer<typeof toolPolicySchema>;
@@ -49,6 +56,12 @@ export const modelTargetSchema = z
     tokenizer: z.string().nullable(),
     /** The parameters sent to this target: per-model configuration beats the agent file (see the factory). */
     request_parameters: requestParametersSchema,
+    /**
+     * How long one attempt may take before it fails as a timeout, and the largest response body accepted
+     * from this target (schema version 3; absent in version-2 contracts, which used the client's defaults).
+     */
+    model_timeout_ms: positiveInteger.optional(),
+    max_response_bytes: positiveInteger.optional(),
   })
   .strict();
 export type ModelTarget = z.infer<typeof modelTargetSchema>;
@@ -72,7 +85,7 @@ export type ToolManifestEntry = z.infer<typeof toolManifestEntrySchema>;
 
 export const executionContractContentSchema = z
   .object({
-    schema_version: z.literal(contractSchemaVersion),
+    schema_version: z.union([z.literal(2), z.literal(3)]),
     parent_contract_hash: z.string().nullable(),
     model_profile_id: z.string().min(1),
     agent_id: z.string().min(1),

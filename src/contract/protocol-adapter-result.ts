@@ -13,6 +13,8 @@ export const protocolFailureCodes = [
   "MALFORMED_TOOL_ARGUMENTS",
   "TOOL_ARGUMENTS_NOT_OBJECT",
   "MISSING_TOOL_NAME",
+  // Arguments nested deeper than the adapter reads (protocol-adapter.ts maxArgumentDepth).
+  "TOOL_ARGUMENTS_TOO_DEEP",
 ] as const;
 export type ProtocolFailureCode = (typeof protocolFailureCodes)[number];
 

@@ -31,6 +31,8 @@ export const errorCodes = [
   "MODEL_SERVER_ERROR",
   "MODEL_BAD_REQUEST",
   "MODEL_INVALID_RESPONSE",
+  // A response body over the target's modelResponseMaxBytes: the attempt fails, the next one moves on.
+  "MODEL_RESPONSE_TOO_LARGE",
   "MODEL_ATTEMPTS_EXHAUSTED",
   // Every attempt of the run failed before any HTTP answer: the model was never reached.
   "MODEL_UNREACHABLE",
@@ -42,6 +44,8 @@ export const errorCodes = [
   "TOOL_RESULT_INVALID",
   "INTERRUPTED",
   "INTERNAL_ERROR",
+  // A value nested deeper than Charter serialises, hashes or redacts (foundation/json-depth.ts).
+  "VALUE_TOO_DEEP",
   // Tool-level codes: carried as data in tool results, not thrown.
   "TOOL_NOT_FOUND",
   "TOOL_INPUT_INVALID",
@@ -57,6 +61,8 @@ export const errorCodes = [
   "TOOL_OUTPUT_HANDLE_INVALID",
   // The folder of stored tool outputs is a symbolic link or another user's: nothing is written or read there.
   "TOOL_OUTPUT_FOLDER_UNSAFE",
+  // A response body over the size a tool source accepts (REST maxResponseBytes): refused unread.
+  "TOOL_RESPONSE_TOO_LARGE",
   // Transcript verification.
   "TRANSCRIPT_INVALID",
   "RUN_NOT_FOUND",

@@ -1,3 +1,5 @@
+import { maxJsonDepth, valueTooDeep } from "./canonical-json.js";
+
 /**
  * Keys whose values are credentials whatever they contain, compared case-insensitively.
  * `api_key` and `set-cookie` are the same credentials under their other common spellings.
@@ -67,7 +69,7 @@ export class SecretRedactor {
    * objects and arrays on the path to each change.
    */
   redactValue(value: unknown): unknown {
-    return this.#redactNode(value, this.#currentPattern(), true);
+    return this.#redactNode(value, this.#currentPattern(), true, 0);
   }
 
   /**
@@ -77,7 +79,7 @@ export class SecretRedactor {
    */
   redactSecrets(value: unknown): unknown {
     const pattern = this.#currentPattern();
-    return pattern === null ? value : this.#redactNode(value, pattern, false);
+    return pattern === null ? value : this.#redactNode(value, pattern, false, 0);
   }
 
   /**
@@ -149,25 +151,32 @@ export class SecretRedactor {
     return this.#pattern;
   }
 
-  #redactNode(value: unknown, pattern: RegExp | null, credentialKeys: boolean): unknown {
+  #redactNode(value: unknown, pattern: RegExp | null, credentialKeys: boolean, depth: number): unknown {
     if (typeof value === "string") return pattern === null ? value : this.redactString(value);
     if (value === null || typeof value !== "object") return value;
-    if (Array.isArray(value)) return this.#redactArray(value, pattern, credentialKeys);
+    // Bounded like the canonical serialiser, so a hostile payload is refused instead of exhausting the stack.
+    if (depth >= maxJsonDepth) throw valueTooDeep();
+    if (Array.isArray(value)) return this.#redactArray(value, pattern, credentialKeys, depth + 1);
     // Serialisation goes through toJSON (dates, errors), so redaction must see what it returns.
     const toJSON = (value as { toJSON?: unknown }).toJSON;
     if (typeof toJSON === "function") {
       const serialised: unknown = toJSON.call(value);
-      const redacted = this.#redactNode(serialised, pattern, credentialKeys);
+      const redacted = this.#redactNode(serialised, pattern, credentialKeys, depth + 1);
       return redacted === serialised ? value : redacted;
     }
-    return this.#redactRecord(value as Record<string, unknown>, pattern, credentialKeys);
+    return this.#redactRecord(value as Record<string, unknown>, pattern, credentialKeys, depth + 1);
   }
 
-  #redactArray(items: readonly unknown[], pattern: RegExp | null, credentialKeys: boolean): unknown {
+  #redactArray(
+    items: readonly unknown[],
+    pattern: RegExp | null,
+    credentialKeys: boolean,
+    depth: number,
+  ): unknown {
     let copy: unknown[] | null = null;
     for (let index = 0; index < items.length; index++) {
       const item = items[index];
-      const redacted = this.#redactNode(item, pattern, credentialKeys);
+      const redacted = this.#redactNode(item, pattern, credentialKeys, depth);
       if (redacted !== item) {
         copy ??= items.slice();
         copy[index] = redacted;
@@ -176,15 +185,20 @@ export class SecretRedactor {
     return copy ?? items;
   }
 
-  #redactRecord(record: Record<string, unknown>, pattern: RegExp | null, credentialKeys: boolean): unknown {
+  #redactRecord(
+    record: Record<string, unknown>,
+    pattern: RegExp | null,
+    credentialKeys: boolean,
+    depth: number,
+  ): unknown {
     let copy: Record<string, unknown> | null = null;
     for (const key in record) {
       if (!Object.hasOwn(record, key)) continue;
       const member = record[key];
       const redacted =
         credentialKeys && sensitiveKeyLengths.has(key.length) && sensitiveKeys.has(key.toLowerCase())
-          ? redactCredential(member, key, () => this.#redactNode(member, pattern, credentialKeys))
-          : this.#redactNode(member, pattern, credentialKeys);
+          ? redactCredential(member, key, () => this.#redactNode(member, pattern, credentialKeys, depth))
+          : this.#redactNode(member, pattern, credentialKeys, depth);
       // A secret can be a key too (a map keyed by token, say); redacting it keeps the member.
       const redactedKey = pattern === null ? key : this.redactString(key);
       if (copy === null && (redacted !== member || redactedKey !== key)) {
@@ -200,15 +214,16 @@ export class SecretRedactor {
     return copy ?? record;
   }
 
-  #containsSecret(value: unknown, pattern: RegExp): boolean {
+  #containsSecret(value: unknown, pattern: RegExp, depth = 0): boolean {
     if (typeof value === "string") return value.search(pattern) !== -1;
     if (value === null || typeof value !== "object") return false;
-    if (Array.isArray(value)) return value.some((item) => this.#containsSecret(item, pattern));
+    if (depth >= maxJsonDepth) throw valueTooDeep();
+    if (Array.isArray(value)) return value.some((item) => this.#containsSecret(item, pattern, depth + 1));
     const toJSON = (value as { toJSON?: unknown }).toJSON;
-    if (typeof toJSON === "function") return this.#containsSecret(toJSON.call(value), pattern);
+    if (typeof toJSON === "function") return this.#containsSecret(toJSON.call(value), pattern, depth + 1);
     for (const key in value) {
       if (!Object.hasOwn(value, key)) continue;
-      if (this.#containsSecret((value as Record<string, unknown>)[key], pattern)) return true;
+      if (this.#containsSecret((value as Record<string, unknown>)[key], pattern, depth + 1)) return true;
     }
     return false;
   }

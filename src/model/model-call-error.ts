@@ -55,9 +55,11 @@ export class ModelCallError extends CharterError {
       cause?: unknown;
       /** Further facts for `details` (a network failure's `url` and `networkCause`). */
       details?: Readonly<Record<string, unknown>>;
+      /** A more precise code than the class's own (MODEL_RESPONSE_TOO_LARGE is an invalid response). */
+      code?: ErrorCode;
     } = {},
   ) {
-    super(codeByClass[errorClass], message, {
+    super(facts.code ?? codeByClass[errorClass], message, {
       isRetryable: !(errorClass === "auth" || errorClass === "quota" || errorClass === "aborted"),
       details: {
         errorClass,

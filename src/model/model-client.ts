@@ -33,6 +33,10 @@ export interface ModelRequest {
    * (the attachment is then sent as its text description only).
    */
   readonly attachmentData?: (payloadHash: string) => string | undefined;
+  /** How long this call may take before it fails as `timeout` (the contract's `model_timeout_ms`). */
+  readonly timeoutMs?: number;
+  /** The largest response body accepted; a larger one fails the call (`MODEL_RESPONSE_TOO_LARGE`). */
+  readonly maxResponseBytes?: number;
 }
 
 export interface ModelUsage {

@@ -10,7 +10,17 @@ import { locateJsonSyntaxError } from "./locate-json-syntax-error.js";
 import type { ModelResponse, RawToolCall } from "./model-client.js";
 
 /** Bumped whenever the adapter's decisions change for some input, so that replays can tell. */
-export const ADAPTER_VERSION = "charter-adapter/1";
+export const ADAPTER_VERSION = "charter-adapter/2";
+
+/** Version 1 had no depth limit: a replay of a run recorded under it decides as it did. */
+const adapterVersionWithoutDepthLimit = "charter-adapter/1";
+
+/**
+ * The deepest nesting of tool arguments accepted. Real tool schemas nest a handful of levels; deeper input is
+ * refused before it is parsed, so that nothing downstream (validation, hashing, redaction, the transcript)
+ * ever walks a structure deep enough to exhaust the stack.
+ */
+export const maxArgumentDepth = 64;
 
 export interface ProtocolAdapterOptions {
   /** `strict_mode` of the contract: no repair, malformed calls are rejected. */
@@ -104,6 +114,17 @@ function decideCall(call: RawToolCall, id: string, options: ProtocolAdapterOptio
   // the provider's spelling of "no arguments", not a malformed payload, so it is the empty object; any
   // other text must be JSON.
   if (text === "") return accept(call, id, {}, options.sourceModel, false);
+  if (options.adapterVersion !== adapterVersionWithoutDepthLimit) {
+    const depth = jsonTextDepth(text, maxArgumentDepth);
+    if (depth > maxArgumentDepth) {
+      return reject(
+        call,
+        id,
+        "TOOL_ARGUMENTS_TOO_DEEP",
+        `${subject}: arguments are nested more than ${maxArgumentDepth} levels deep; send flatter arguments.`,
+      );
+    }
+  }
   let parsed: unknown;
   let parseError: unknown = null;
   try {
@@ -134,6 +155,35 @@ function decideCall(call: RawToolCall, id: string, options: ProtocolAdapterOptio
       `(line ${location.line}, column ${location.column}) near ${excerptAround(text, location.position)}` +
       ` (${reason})${options.strict ? "" : "; automatic repair failed too"}.`,
   );
+}
+
+/**
+ * How deeply the brackets of a JSON text nest (strings skipped), counted in one pass without parsing, stopping
+ * as soon as it passes `limit`. Malformed text is measured the same way: its brackets are what a parser or a
+ * repair would recurse on.
+ */
+function jsonTextDepth(text: string, limit: number): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (inString) {
+      // A backslash escapes the next character; a quote ends the string.
+      if (code === 92) index++;
+      else if (code === 34) inString = false;
+      continue;
+    }
+    if (code === 34) inString = true;
+    else if (code === 123 || code === 91) {
+      depth++;
+      if (depth > deepest) {
+        deepest = depth;
+        if (deepest > limit) return deepest;
+      }
+    } else if (code === 125 || code === 93) depth--;
+  }
+  return deepest;
 }
 
 /**

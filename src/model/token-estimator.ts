@@ -28,6 +28,36 @@ function countTokens(text: string, options: typeof encodeOptions): number {
 const shortTextLimit = 32;
 const rememberedTextLimit = 1024;
 
+/**
+ * A run of one character class (letters, punctuation and symbols, or whitespace) at least this long is one
+ * pre-token for the o200k_base encoding, and byte-pair merging costs more than linear time in a pre-token's
+ * length: 100 KB of letters without a space took 13 s, 1 MB never finished. Such runs are estimated instead.
+ */
+export const longRunCharacters = 64;
+/** A long run is cut into pieces of this many characters; at most `sampledPieces` of them are tokenised. */
+export const runPieceCharacters = 64;
+export const sampledPieces = 16;
+
+// One character class repeated longRunCharacters times or more: the pre-tokens whose cost grows superlinearly.
+// Digits are left out: the encoding splits them into groups of three.
+const longRunPattern = new RegExp(
+  `[\\p{L}\\p{M}]{${longRunCharacters},}|[^\\s\\p{L}\\p{N}]{${longRunCharacters},}|\\s{${longRunCharacters},}`,
+  "gu",
+);
+
+/** Counts the tokens of one piece of text: the tokenizer itself, replaceable to measure the work it is given. */
+export type CountPieceTokens = (piece: string) => number;
+
+export interface TokenEstimatorOptions {
+  /**
+   * Estimate long single-class runs from samples (the default) instead of tokenising them whole. Off only to
+   * replay runs recorded under contract schema version 2, which counted every run whole.
+   */
+  readonly boundLongRuns?: boolean;
+  /** The tokenizer call; defaults to gpt-tokenizer's o200k_base `countTokens`. */
+  readonly countPiece?: CountPieceTokens;
+}
+
 export interface TokenEstimator {
   /** Tokens of a text in the o200k_base encoding. */
   countText(text: string): number;
@@ -43,20 +73,64 @@ export interface TokenEstimator {
  * to keep start-up fast). Messages and tool lists are immutable, so each is counted once and
  * remembered: counting a growing conversation every turn only tokenises the new messages.
  */
-export function createTokenEstimator(): TokenEstimator {
+export function createTokenEstimator(options: TokenEstimatorOptions = {}): TokenEstimator {
   const messageCounts = new WeakMap<AgentMessage, number>();
   const toolCounts = new WeakMap<readonly ModelToolSpec[], number>();
+  const countPiece: CountPieceTokens = options.countPiece ?? ((piece) => countTokens(piece, encodeOptions));
+  const boundLongRuns = options.boundLongRuns ?? true;
 
   // Short texts recur turn after turn (tool names, short answers and arguments): their counts are remembered,
   // the map emptied when full.
   const shortTextCounts = new Map<string, number>();
 
+  function countLongText(text: string): number {
+    if (!boundLongRuns) return countPiece(text);
+    longRunPattern.lastIndex = 0;
+    let match = longRunPattern.exec(text);
+    // Text without a long run is counted whole, exactly as before: most text never takes the path below.
+    if (match === null) return countPiece(text);
+    let count = 0;
+    let position = 0;
+    while (match !== null) {
+      if (match.index > position) count += countPiece(text.slice(position, match.index));
+      count += estimateRun(match[0]);
+      position = match.index + match[0].length;
+      match = longRunPattern.exec(text);
+    }
+    if (position < text.length) count += countPiece(text.slice(position));
+    return count;
+  }
+
+  /**
+   * A long run in bounded work: cut into pieces, every piece counted when there are few, else evenly spaced
+   * samples counted and the total extrapolated by length. The estimate stays close (the pieces of a run are
+   * alike) and its cost no longer depends on the run's length.
+   */
+  function estimateRun(run: string): number {
+    const pieces = Math.ceil(run.length / runPieceCharacters);
+    if (pieces <= sampledPieces) {
+      let count = 0;
+      for (let index = 0; index < pieces; index++)
+        count += countPiece(run.slice(index * runPieceCharacters, (index + 1) * runPieceCharacters));
+      return count;
+    }
+    let sampledTokens = 0;
+    let sampledCharacters = 0;
+    for (let sample = 0; sample < sampledPieces; sample++) {
+      const start = Math.floor((sample * (pieces - 1)) / (sampledPieces - 1)) * runPieceCharacters;
+      const piece = run.slice(start, start + runPieceCharacters);
+      sampledTokens += countPiece(piece);
+      sampledCharacters += piece.length;
+    }
+    return Math.ceil((sampledTokens * run.length) / sampledCharacters);
+  }
+
   function countText(text: string): number {
     if (text === "") return 0;
-    if (text.length > shortTextLimit) return countTokens(text, encodeOptions);
+    if (text.length > shortTextLimit) return countLongText(text);
     let count = shortTextCounts.get(text);
     if (count === undefined) {
-      count = countTokens(text, encodeOptions);
+      count = countPiece(text);
       if (shortTextCounts.size >= rememberedTextLimit) shortTextCounts.clear();
       shortTextCounts.set(text, count);
     }

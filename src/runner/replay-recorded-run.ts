@@ -23,6 +23,7 @@ import type {
   PreflightProblem,
   SessionEvent,
 } from "../session/session-event.js";
+import { sessionRules } from "../session/session-rules.js";
 import type { SessionState } from "../session/session-state.js";
 import { initialSessionState } from "../session/session-state.js";
 import {
@@ -97,7 +98,8 @@ export async function replayRecordedRun(
   const context = {
     ...createSessionContext({
       contract,
-      tokenEstimator: createTokenEstimator(),
+      // Counted as the run was: a version-2 contract's run counted long runs of text whole.
+      tokenEstimator: createTokenEstimator({ boundLongRuns: sessionRules(contract).boundedTokenEstimation }),
       validateFinalReport: finalReport.validateArguments,
       validateTextAsJsonReport: finalReport.validateText,
     }),

@@ -60,6 +60,7 @@ export function commitTurn(
     forcedFinalReason: forceSynthesis
       ? "The context passed force_synthesis_at_ratio."
       : committed.forcedFinalReason,
+    ...(forceSynthesis ? { forcedBySynthesisRatio: true } : {}),
     turn: committed.turn + 1,
     turnStartedAt: now,
     attemptInTurn: 0,
@@ -229,7 +230,26 @@ function decideAfterBudgets(state: SessionState, context: SessionContext): Termi
         return null;
     }
   }
-  // 4. Context threshold: a forced final turn that produced no report ends the run.
+  // 4. Context threshold. Past `force_synthesis_at_ratio` the synthesis turn ends the run with the outcome the
+  //    seed prescribes, whether or not the model reported: by the tools executed, else by the policy.
+  if (
+    state.forcedAtTurn === state.turn &&
+    state.forcedBySynthesisRatio === true &&
+    context.rules.synthesisOutcomeByPolicy
+  ) {
+    if (state.executedToolCount > 0) return synthesis("COMPLETED_WITH_TOOLS", state);
+    if (contract.tool_policy === "required") {
+      return failure(
+        "FAILED_PROTOCOL_NO_TOOLS",
+        "force_synthesis_at_ratio",
+        "PROTOCOL_NO_TOOLS",
+        "force_synthesis_at_ratio reached under tool_policy=required before any tool was executed",
+        "no_tools",
+      );
+    }
+    return synthesis("COMPLETED_CHAT_ONLY", state);
+  }
+  //    A turn the context guard forced that produced no report ends the run.
   if (state.finalReport === null && state.forcedAtTurn === state.turn) {
     return failure(
       "FAILED_BUDGET_EXHAUSTED",
@@ -254,6 +274,16 @@ function decideAfterBudgets(state: SessionState, context: SessionContext): Termi
     return success("COMPLETED_CHAT_ONLY");
   }
   return null;
+}
+
+/** The synthesis turn's outcome: the model's report when it gave one, else a synthetic one (see terminate). */
+function synthesis(outcome: AgentOutcome, state: SessionState): TerminalDecision {
+  return {
+    outcome,
+    predicate: "force_synthesis_at_ratio",
+    error: null,
+    reason: state.finalReport === null ? "synthesis_without_report" : "completed",
+  };
 }
 
 function success(outcome: AgentOutcome): TerminalDecision {

@@ -4,6 +4,7 @@ import type { ModelToolSpec } from "../model/model-client.js";
 import type { TokenEstimator } from "../model/token-estimator.js";
 import { finalReportToolName } from "./final-report.js";
 import type { FinalReportValidation, SessionContext } from "./session-context.js";
+import { sessionRules } from "./session-rules.js";
 
 /**
  * Builds the session context from the frozen contract: the tool specs offered to the model are computed
@@ -36,6 +37,7 @@ export function createSessionContext(options: {
   const reportOnly = Object.freeze(offered.filter((tool) => tool.name === finalReportToolName));
   return {
     contract,
+    rules: sessionRules(contract),
     agentId: contract.agent_id,
     callPath: options.callPath ?? contract.agent_id,
     parentTxnId: options.parentTxnId ?? null,

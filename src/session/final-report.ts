@@ -37,6 +37,29 @@ export function syntheticFailureReport(
   };
 }
 
+/**
+ * The report of a run that completed without one from the model (a synthesis turn forced by
+ * `force_synthesis_at_ratio` that gave none): `status: success`, since the outcome is a completion, with
+ * `source: synthetic` and the reason in `metadata`, so nobody mistakes it for the model's words.
+ */
+export function syntheticCompletionReport(
+  format: OutputFormat,
+  reason: string,
+  now: number,
+  extra: { readonly outcome: string; readonly turns: number; readonly tools_used: readonly string[] },
+): FinalReport {
+  const tools = extra.tools_used.length > 0 ? extra.tools_used.join(", ") : "none";
+  const content = `The model gave no final report on the synthesis turn (the context passed force_synthesis_at_ratio) after ${extra.turns} turns; tools used: ${tools}.`;
+  return {
+    status: "success",
+    source: "synthetic",
+    format,
+    ...(format === "json" ? { content_json: { reason, message: content } } : { content }),
+    metadata: { reason, ...extra },
+    ts: new Date(now).toISOString(),
+  };
+}
+
 /** The text a final report shows a person (stdout of `charter run`). */
 export function finalReportText(report: FinalReport): string {
   if (report.content !== undefined) return report.content;

@@ -165,6 +165,7 @@ export function handleInference(
     if (
       failureCode === "MALFORMED_TOOL_ARGUMENTS" ||
       failureCode === "TOOL_ARGUMENTS_NOT_OBJECT" ||
+      failureCode === "TOOL_ARGUMENTS_TOO_DEEP" ||
       failureCode === "MISSING_TOOL_NAME"
     ) {
       const used = next.formatRetriesUsed + 1;

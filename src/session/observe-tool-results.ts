@@ -83,6 +83,13 @@ export function observeToolResults(
         attachments = result.attachments?.filter(
           (attachment): attachment is ContentAttachment => "payload_hash" in attachment,
         );
+        // The pipeline already refused the tool's output as a malformed envelope: that fails the run too.
+        if (errorCode === "TOOL_RESULT_INVALID" && context.rules.malformedToolResultFailsRun) {
+          violation ??= {
+            kind: "invalid_tool_result",
+            detail: `tool '${call.name}' returned a malformed result envelope: ${content}`,
+          };
+        }
       }
       if (result.executed) {
         lastExecuted = call.name;

@@ -1,3 +1,5 @@
+import { contractDefaults } from "../contract/contract-defaults.js";
+import { CharterError } from "../foundation/charter-error.js";
 import { ModelCallError } from "../model/model-call-error.js";
 import type { ModelDelta, ModelResponse } from "../model/model-client.js";
 import { ADAPTER_VERSION, adaptProtocol } from "../model/protocol-adapter.js";
@@ -40,11 +42,16 @@ export async function performInference(
       parameters: target?.request_parameters ?? contract.request_parameters,
       abortSignal: signal,
       ...(attachmentData === undefined ? {} : { attachmentData }),
+      // The attempt's bounds (a version-2 contract records none: the defaults of today apply).
+      timeoutMs: target?.model_timeout_ms ?? contractDefaults.modelTimeout,
+      maxResponseBytes: target?.max_response_bytes ?? contractDefaults.modelResponseMaxBytes,
       ...(contract.stream
         ? {
             stream: true,
             onDelta: (delta: ModelDelta) => {
               if (onEvent === undefined || delta.type === "tool_call") return;
+              // The token gate holds text back until a tool call has executed (reasoning is not an answer).
+              if (delta.type === "text" && effect.textHeld) return;
               onEvent({
                 type: delta.type === "text" ? "text_delta" : "reasoning_delta",
                 runId: dependencies.runId,
@@ -103,28 +110,32 @@ export async function performInference(
   const latencyMs = environment.monotonicNow() - started;
   const rawRequestHash =
     response.rawRequest === null ? null : transcript.storeRawRequest(response.rawRequest);
-  // One payload per attempt holds both the provider's own response body and the normalised ModelResponse the
-  // protocol adapter read, so that a replay can feed the adapter exactly what it saw, with no provider code.
-  const rawResponseHash = transcript.storeRaw({
-    model_response: {
-      finishReason: response.finishReason,
-      reasoning: response.reasoning,
-      responseId: response.responseId,
-      text: response.text,
-      // Keys in sorted order, for the canonical JSON fast path.
-      toolCalls: response.toolCalls.map((call) => ({
-        argumentsText: call.argumentsText,
-        id: call.id,
-        name: call.name,
-      })),
+  let rawResponseHash: string;
+  try {
+    rawResponseHash = storeResponse(transcript, response);
+  } catch (error) {
+    // A hostile body nested too deep to hash or redact: a failed attempt, recorded without it.
+    if (!CharterError.isInstance(error) || error.code !== "VALUE_TOO_DEEP") throw error;
+    return {
+      targetIndex: effect.targetIndex,
+      provider,
+      model,
+      latencyMs,
       usage: response.usage,
-      // Parameters the provider could not take are reported, not dropped silently.
-      ...(response.warnings !== undefined && response.warnings.length > 0
-        ? { warnings: response.warnings }
-        : {}),
-    },
-    provider_response: response.rawResponse,
-  });
+      requestHash: effect.requestHash,
+      rawRequestHash,
+      rawResponseHash: null,
+      adapterResult: null,
+      failure: {
+        errorClass: "invalid_response",
+        code: "MODEL_INVALID_RESPONSE",
+        message: `the response of ${provider}/${model} is nested too deep to record: ${error.message}`,
+        statusCode: null,
+        retryAfterMs: null,
+      },
+      txnId,
+    };
+  }
   const adapterResult = adaptProtocol(response, {
     strict: contract.strict_mode,
     sourceModel: `${provider}/${model}`,
@@ -152,4 +163,31 @@ function networkFacts(details: Readonly<Record<string, unknown>>): { url?: strin
     ...(typeof details.url === "string" ? { url: details.url } : {}),
     ...(typeof details.networkCause === "string" ? { networkCause: details.networkCause } : {}),
   };
+}
+
+/**
+ * One payload per attempt holds both the provider's own response body and the normalised ModelResponse the
+ * protocol adapter read, so that a replay can feed the adapter exactly what it saw, with no provider code.
+ */
+function storeResponse(transcript: SessionDependencies["transcript"], response: ModelResponse): string {
+  return transcript.storeRaw({
+    model_response: {
+      finishReason: response.finishReason,
+      reasoning: response.reasoning,
+      responseId: response.responseId,
+      text: response.text,
+      // Keys in sorted order, for the canonical JSON fast path.
+      toolCalls: response.toolCalls.map((call) => ({
+        argumentsText: call.argumentsText,
+        id: call.id,
+        name: call.name,
+      })),
+      usage: response.usage,
+      // Parameters the provider could not take are reported, not dropped silently.
+      ...(response.warnings !== undefined && response.warnings.length > 0
+        ? { warnings: response.warnings }
+        : {}),
+    },
+    provider_response: response.rawResponse,
+  });
 }

@@ -1,6 +1,7 @@
 import type { AgentMessage } from "../contract/agent-message.js";
 import { chooseAttemptTarget } from "../model/choose-attempt-target.js";
 import { exceedsContextLimit } from "./context-guard.js";
+import { isReportOnlyLastTurn, isTokenGateClosed } from "./final-turn.js";
 import { messagesHash, modelRequestHash } from "./model-request-hash.js";
 import { retryNotices } from "./retry-notices.js";
 import type { SessionContext } from "./session-context.js";
@@ -46,8 +47,10 @@ export function prepareInference(
     forced = true;
     forcedReason = "The context window is nearly full.";
   }
-  const tools = forced ? context.toolSpecs(true) : allTools;
-  const schemaCtxTokens = forced ? context.countTools(tools) : allSchemaTokens;
+  // The last allowed turn offers only final_report too (not a forced turn: no report there is max_turns_exhausted).
+  const reportOnly = forced || isReportOnlyLastTurn(state, context);
+  const tools = reportOnly ? context.toolSpecs(true) : allTools;
+  const schemaCtxTokens = reportOnly ? context.countTools(tools) : allSchemaTokens;
 
   let notices = state.retryNotices;
   if (forced) notices = [...notices, retryNotices.forcedFinal(forcedReason ?? "")];
@@ -58,7 +61,8 @@ export function prepareInference(
   const messages = notices.length === 0 ? state.conversation : [...state.conversation, ...notices];
   const ctxTokens = state.counters.currentCtxTokens;
   const target = contract.model_targets[targetIndex];
-  const toolChoice = forced ? "required" : "auto";
+  const tokenGateClosed = isTokenGateClosed(state, context);
+  const toolChoice = reportOnly || tokenGateClosed ? "required" : "auto";
 
   // The conversation's running hash is carried in the state; notices (never committed) are hashed on top of it.
   const conversationHash = messagesHash(state.conversation, state.conversationHash ?? null);
@@ -84,6 +88,7 @@ export function prepareInference(
       messages,
       tools,
       toolChoice,
+      textHeld: tokenGateClosed,
       requestHash: modelRequestHash(
         {
           provider: target?.provider ?? "unknown",

@@ -2,6 +2,7 @@ import type { AgentMessage } from "../contract/agent-message.js";
 import type { ExecutionContract } from "../contract/execution-contract.js";
 import type { ModelPricing } from "../model/compute-cost.js";
 import type { ModelToolSpec } from "../model/model-client.js";
+import type { SessionRules } from "./session-rules.js";
 
 /** The outcome of validating `final_report` arguments (see tools/builtin/final-report-tool.ts). */
 export type FinalReportValidation =
@@ -40,6 +41,8 @@ export interface SessionContext {
   readonly contract: ExecutionContract;
   /** Recorded in PRECHECK when set; absent for sessions that record none (and runs recorded before). */
   readonly runIdentity?: RunIdentity | null;
+  /** The rules of the contract's schema version (session-rules.ts). */
+  readonly rules: SessionRules;
   readonly agentId: string;
   readonly callPath: string;
   /** For sub-agent runs: the delegating tool call's transaction and the root of the chain (seed 003). */

@@ -20,6 +20,11 @@ export type SessionEffect =
       readonly messages: readonly AgentMessage[];
       readonly tools: readonly ModelToolSpec[];
       readonly toolChoice: "auto" | "required" | "none";
+      /**
+       * The token gate (seed 002 Invariant F): no text of this attempt reaches the user while it streams, since
+       * under `tool_policy: required` no free-form text may be emitted before a tool call has executed.
+       */
+      readonly textHeld: boolean;
       /** The request's canonical hash (model-request-hash.ts): recorded as the INFER entry's `request_hash`. */
       readonly requestHash: string;
       /** Wait this long first: every target is rate-limited (seed 000 §5). */

@@ -89,6 +89,8 @@ export interface SessionState {
   /** A validated `final_report` call of the turn in progress, accepted at OBSERVE when the policy allows. */
   readonly reportCandidate: FinalReport | null;
   readonly forcedFinalReason: string | null;
+  /** Set when `force_synthesis_at_ratio` (not the context guard) forced the final turn. Absent in old checkpoints. */
+  readonly forcedBySynthesisRatio?: boolean;
   readonly finalReport: FinalReport | null;
   readonly violation: PendingViolation | null;
   readonly interrupted: boolean;

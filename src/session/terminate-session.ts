@@ -1,4 +1,4 @@
-import { syntheticFailureReport } from "./final-report.js";
+import { syntheticCompletionReport, syntheticFailureReport } from "./final-report.js";
 import type { SessionContext } from "./session-context.js";
 import type { SessionState } from "./session-state.js";
 import type { TerminalDecision } from "./terminal-decision.js";
@@ -19,12 +19,19 @@ export function terminateSession(
   const report =
     decision.error === null && state.finalReport !== null
       ? state.finalReport
-      : syntheticFailureReport(format, decision.reason, decision.error?.message ?? decision.reason, now, {
-          outcome: decision.outcome,
-          turns: state.turn,
-          ...(state.pendingApprovals.length > 0 ? { pending_approvals: state.pendingApprovals } : {}),
-          ...(state.finalReport !== null ? { discarded_report_source: state.finalReport.source } : {}),
-        });
+      : decision.error === null
+        ? // A completion without a model report (the synthesis turn gave none): a synthetic report of what ran.
+          syntheticCompletionReport(format, decision.reason, now, {
+            outcome: decision.outcome,
+            turns: state.turn,
+            tools_used: state.toolsUsed,
+          })
+        : syntheticFailureReport(format, decision.reason, decision.error?.message ?? decision.reason, now, {
+            outcome: decision.outcome,
+            turns: state.turn,
+            ...(state.pendingApprovals.length > 0 ? { pending_approvals: state.pendingApprovals } : {}),
+            ...(state.finalReport !== null ? { discarded_report_source: state.finalReport.source } : {}),
+          });
   const terminated: SessionState = {
     ...state,
     phase: "TERMINATE",

@@ -1,6 +1,7 @@
 import type { AgentMessage, ToolInvocation } from "../contract/agent-message.js";
 import type { RejectedToolCall } from "../contract/protocol-adapter-result.js";
 import { finalReportToolName } from "./final-report.js";
+import { isReportOnlyLastTurn } from "./final-turn.js";
 import { observeToolResults, reportRefusedContent } from "./observe-tool-results.js";
 import { retryNotices } from "./retry-notices.js";
 import type { SessionContext } from "./session-context.js";
@@ -42,6 +43,8 @@ export function validateCalls(
 
   let previous = state.lastExecutedTool;
   let counted = 0;
+  // Only final_report was offered: another call is answered, never run.
+  const reportOnlyTurn = isReportOnlyLastTurn(state, context);
   for (const call of message.tool_calls) {
     if (call.name === finalReportToolName) {
       if (reportCandidate !== null) {
@@ -92,7 +95,7 @@ export function validateCalls(
       );
       continue;
     }
-    if (state.forcedFinalTurn) {
+    if (state.forcedFinalTurn || reportOnlyTurn) {
       planned.set(call.id, failed("(tool failed: only final_report is available now)", "TOOL_NOT_ALLOWED"));
       continue;
     }

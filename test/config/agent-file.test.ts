@@ -45,6 +45,8 @@ toolTimeout: 30s
 stepTimeout: 2m
 totalTimeout: 1h
 toolResponseMaxBytes: 4096
+modelTimeout: 90s
+modelResponseMaxBytes: 1000000
 toolPolicy: required
 allowedTools: [read_file]
 cycleForbid: [[write_file, write_file], [apply_patch, revert_patch]]
@@ -108,6 +110,8 @@ describe("parseAgentFile", () => {
       stepTimeout: 120_000,
       totalTimeout: 3_600_000,
       toolResponseMaxBytes: 4096,
+      modelTimeout: 90_000,
+      modelResponseMaxBytes: 1_000_000,
       toolPolicy: "required",
       allowedTools: ["read_file"],
       cycleForbid: [

@@ -39,7 +39,7 @@ describe("buildExecutionContract", () => {
     expect(contract).toMatchObject({
       contract_id: "contract_0001",
       created_at: "2026-05-01T12:00:00.000Z",
-      schema_version: 2,
+      schema_version: 3,
       parent_contract_hash: null,
       model_profile_id: "local/qwen3",
       agent_id: "reviewer",
@@ -83,6 +83,8 @@ describe("buildExecutionContract", () => {
           context_window_buffer_tokens: 256,
           tokenizer: null,
           request_parameters: defaultParameters,
+          model_timeout_ms: 180_000,
+          max_response_bytes: 4_194_304,
         },
       ],
       request_parameters: defaultParameters,
@@ -323,6 +325,36 @@ describe("buildExecutionContract precedence", () => {
       "model_targets.2.reasoning_tokens": "model",
       "model_targets.2.seed": "cli",
     });
+  });
+
+  it("bounds each target's attempts: modelTimeout and modelResponseMaxBytes per provider beat the agent's", () => {
+    const contract = buildExecutionContract(
+      factoryInput({
+        agent: { id: "a", systemPrompt: "", settings: { modelTimeout: 20_000 } },
+        configurationDefaults: { modelResponseMaxBytes: 2_000_000 },
+        modelTargets: [
+          { provider: "local", model: "qwen3", parameters: { modelTimeout: 600_000 } },
+          { provider: "openai", model: "gpt", parameters: { modelResponseMaxBytes: 500_000 } },
+          { provider: "anthropic", model: "claude" },
+        ],
+      }),
+    );
+    expect(
+      contract.model_targets.map((target) => [target.model_timeout_ms, target.max_response_bytes]),
+    ).toEqual([
+      [600_000, 2_000_000],
+      [20_000, 500_000],
+      [20_000, 2_000_000],
+    ]);
+    expect(contract.decisions).toMatchObject({
+      model_timeout_ms: "model",
+      max_response_bytes: "configuration",
+      "model_targets.1.model_timeout_ms": "agent",
+      "model_targets.1.max_response_bytes": "model",
+      "model_targets.2.max_response_bytes": "configuration",
+    });
+    // They are not request parameters: nothing of them is sent to the provider.
+    expect(Object.keys(contract.request_parameters)).not.toContain("model_timeout_ms");
   });
 
   it("reserves room in the context budget for the largest answer any target may give", () => {
@@ -589,6 +621,26 @@ describe("contract validation", () => {
       "context_budget.reserved_system",
       "max_inferences",
     ]);
+  });
+
+  it("refuses more than one format retry under strict mode (seed 002 §7.6), naming where it came from", () => {
+    const error = buildFailure(
+      factoryInput({ agent: { id: "a", systemPrompt: "", settings: { strict: true, maxFormatRetries: 2 } } }),
+    );
+    expect(error.code).toBe("CONTRACT_INVALID");
+    expect(error.details.paths).toEqual(["max_format_retries"]);
+    expect(error.message).toContain("from agent");
+    // One retry, zero, or more without strict: accepted.
+    for (const settings of [
+      { strict: true, maxFormatRetries: 1 },
+      { strict: true, maxFormatRetries: 0 },
+      { strict: false, maxFormatRetries: 3 },
+    ]) {
+      const contract = buildExecutionContract(
+        factoryInput({ agent: { id: "a", systemPrompt: "", settings } }),
+      );
+      expect(contract.max_format_retries).toBe(settings.maxFormatRetries);
+    }
   });
 
   it("refuses a contract without a model target", () => {

@@ -98,3 +98,94 @@ describe("createTokenEstimator", () => {
     expect(estimator.countTools([])).toBe(0);
   });
 });
+
+describe("createTokenEstimator on text without spaces (bounded work)", () => {
+  /**
+   * The work the tokenizer is given, as its cost grows: byte-pair merging is quadratic in the length of a
+   * pre-token, and a run of one character class (letters, punctuation, whitespace) is one pre-token. The work of
+   * a piece is the sum of the squares of its runs' lengths: a deterministic measure, not a timing.
+   */
+  function pieceWork(piece: string): number {
+    let work = 0;
+    for (const run of piece.match(/[\p{L}\p{M}]+|[^\s\p{L}\p{N}]+|\s+|\p{N}{1,3}/gu) ?? [])
+      work += run.length ** 2;
+    return work;
+  }
+
+  function measured(options: { boundLongRuns?: boolean } = {}) {
+    let work = 0;
+    let characters = 0;
+    const estimator = createTokenEstimator({
+      ...options,
+      countPiece: (piece) => {
+        work += pieceWork(piece);
+        characters += piece.length;
+        return countTokens(piece);
+      },
+    });
+    return {
+      estimator,
+      read: () => ({ work, characters }),
+    };
+  }
+
+  // Deterministic pseudo-random letters: no spaces, no repetition for the tokenizer's cache to exploit.
+  function letters(length: number): string {
+    let seed = 7;
+    let text = "";
+    for (let index = 0; index < length; index++) {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      text += String.fromCharCode(97 + (seed % 26));
+    }
+    return text;
+  }
+  const prose = (length: number) =>
+    "The catalogue lists every keyboard in stock, with its price and the warehouse it ships from. "
+      .repeat(Math.ceil(length / 94))
+      .slice(0, length);
+
+  it("costs at most 3x the work of prose of the same size, for 300 KB without spaces", () => {
+    const noSpaces = measured();
+    noSpaces.estimator.countText(letters(300_000));
+    const withSpaces = measured();
+    withSpaces.estimator.countText(prose(300_000));
+    expect(noSpaces.read().work).toBeLessThanOrEqual(3 * withSpaces.read().work);
+  });
+
+  it("was superlinear before: the same text counted whole (a version-2 contract's rule) is given far more work", () => {
+    // Only the work is measured here: tokenising 300 KB of letters whole takes minutes.
+    let work = 0;
+    const whole = createTokenEstimator({
+      boundLongRuns: false,
+      countPiece: (piece) => {
+        work += pieceWork(piece);
+        return 0;
+      },
+    });
+    whole.countText(letters(300_000));
+    const withSpaces = measured();
+    withSpaces.estimator.countText(prose(300_000));
+    expect(work).toBeGreaterThan(1000 * withSpaces.read().work);
+  });
+
+  it("estimates a long run close to its exact count, and counts text without long runs exactly as before", () => {
+    const estimator = createTokenEstimator();
+    for (const text of [letters(20_000), "=".repeat(5_000), `${"\n".repeat(3_000)}x`, letters(500)]) {
+      const exact = countTokens(text);
+      const estimate = estimator.countText(text);
+      expect(Math.abs(estimate - exact) / exact).toBeLessThan(0.25);
+    }
+    const ordinary = `${prose(10_000)} {"path":"/tmp/a","depth":2} 1234567890 ${"ab ".repeat(100)}`;
+    expect(estimator.countText(ordinary)).toBe(countTokens(ordinary));
+  });
+
+  it("counts a huge run in bounded work, whatever its length", () => {
+    const small = measured();
+    small.estimator.countText("a".repeat(100_000));
+    const large = measured();
+    large.estimator.countText("a".repeat(5_000_000));
+    // The same handful of sampled pieces for 100 KB as for 5 MB.
+    expect(small.read().characters).toBeLessThanOrEqual(16 * 64);
+    expect(large.read().characters).toBeLessThanOrEqual(16 * 64);
+  });
+});

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { contextBudgetExceededContent } from "../../src/session/observe-tool-results.js";
 import { mcpCall, useMcpTestServer } from "./mcp-session-fixture.js";
-import { report } from "./session-harness.js";
+import { call, report } from "./session-harness.js";
 
 // The model is reached over HTTP through the OpenAI-compatible client; the tools are a real MCP stdio server.
 const mcp = useMcpTestServer();
@@ -72,7 +72,27 @@ describe("context guard", () => {
     expect(run.result.outcome).toBe("COMPLETED_WITH_TOOLS");
   });
 
-  it("a forced final turn that produces no report ends with a synthetic failure", async () => {
+  it("a turn the context guard forced that produces no report ends with a synthetic failure", async () => {
+    const run = await mcp.run({
+      contextWindow: 6000,
+      settings: { maxOutputTokens: 1000, toolResponseMaxBytes: 1_000_000 },
+      script: [
+        { kind: "tool_calls", calls: [mcpCall.bigOutput(3000)] },
+        { kind: "tool_calls", calls: [mcpCall.record("b")] },
+      ],
+    });
+    expect(run.requests[1]!.toolNames).toEqual(["final_report"]);
+    expect(run.result.outcome).toBe("FAILED_BUDGET_EXHAUSTED");
+    expect(run.result.finalReport).toMatchObject({
+      source: "synthetic",
+      metadata: { reason: "context_window_exhausted" },
+    });
+    expect(run.executions).toEqual([]);
+  });
+});
+
+describe("force_synthesis_at_ratio ends with the outcome of seed 002 predicate 4, never FAILED_BUDGET_EXHAUSTED", () => {
+  it("tools executed and no report on the synthesis turn: COMPLETED_WITH_TOOLS with a synthetic report", async () => {
     const run = await mcp.run({
       settings: { forceSynthesisAtRatio: 0.001 },
       script: [
@@ -80,12 +100,60 @@ describe("context guard", () => {
         { kind: "tool_calls", calls: [mcpCall.record("b")] },
       ],
     });
-    expect(run.result.outcome).toBe("FAILED_BUDGET_EXHAUSTED");
+    expect(run.requests[1]!.toolNames).toEqual(["final_report"]);
+    expect(run.result.outcome).toBe("COMPLETED_WITH_TOOLS");
+    expect(run.result.success).toBe(true);
+    expect(run.result.error).toBeNull();
     expect(run.result.finalReport).toMatchObject({
+      status: "success",
       source: "synthetic",
-      metadata: { reason: "context_window_exhausted" },
+      metadata: { reason: "synthesis_without_report", tools_used: ["test__record"] },
     });
+    // The call the synthesis turn made was answered, never run.
     expect(run.executions).toEqual(["record:a"]);
+    const terminate = run.writer.entries.at(-1)!;
+    expect(terminate.action).toEqual({ predicate: "force_synthesis_at_ratio" });
+    expect(run.verification.ok).toBe(true);
+  });
+
+  // A call whose input fails validation is not an execution: the first turn commits with no tool run.
+  const invalidRecord = { kind: "tool_calls" as const, calls: [call("test__record", { value: 1 })] };
+
+  it("no tool executed under optional: COMPLETED_CHAT_ONLY with a synthetic report", async () => {
+    const run = await mcp.run({
+      settings: { forceSynthesisAtRatio: 0.001, toolPolicy: "optional" },
+      script: [invalidRecord, { kind: "tool_calls", calls: [mcpCall.record("late")] }],
+    });
+    expect(run.result.outcome).toBe("COMPLETED_CHAT_ONLY");
+    expect(run.result.finalReport).toMatchObject({
+      status: "success",
+      source: "synthetic",
+      metadata: { reason: "synthesis_without_report" },
+    });
+    expect(run.executions).toEqual([]);
+    expect(run.verification.ok).toBe(true);
+  });
+
+  it("no tool executed under required: the policy failure FAILED_PROTOCOL_NO_TOOLS", async () => {
+    const run = await mcp.run({
+      settings: { forceSynthesisAtRatio: 0.001, toolPolicy: "required" },
+      script: [invalidRecord, { kind: "tool_calls", calls: [mcpCall.record("late")] }],
+    });
+    expect(run.result.outcome).toBe("FAILED_PROTOCOL_NO_TOOLS");
+    expect(run.result.finalReport).toMatchObject({ status: "failure", source: "synthetic" });
+    expect(run.executions).toEqual([]);
+  });
+
+  it("a report on the synthesis turn is the run's report, as before", async () => {
+    const run = await mcp.run({
+      settings: { forceSynthesisAtRatio: 0.001 },
+      script: [
+        { kind: "tool_calls", calls: [mcpCall.record("a")] },
+        { kind: "tool_calls", calls: [report("synthesised")] },
+      ],
+    });
+    expect(run.result.outcome).toBe("COMPLETED_WITH_TOOLS");
+    expect(run.result.finalReport).toMatchObject({ source: "tool", content: "synthesised" });
   });
 });
 

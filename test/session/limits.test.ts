@@ -23,6 +23,39 @@ describe("limits: turns, tokens, retries and tool calls per turn", () => {
     expect(run.result.turns).toBe(3);
     expect(run.verification.ok).toBe(true);
     expect(run.unusedSteps).toBe(0);
+    // The last allowed turn offered only final_report: the tool call made on it anyway was answered, never run.
+    expect(run.executions).toEqual(["record:1", "record:2"]);
+  });
+
+  it("the last allowed turn offers only final_report, asks for a tool call and says it is the final turn", async () => {
+    const run = await mcp.run({
+      settings: { maxTurns: 3 },
+      script: [record("1"), record("2"), { kind: "tool_calls", calls: [report("what I have")] }],
+    });
+    expect(run.requests[0]!.toolNames).toContain("test__record");
+    expect(run.requests[1]!.toolNames).toContain("test__record");
+    expect(run.requests[1]!.toolChoice).toBe("auto");
+    const last = run.requests[2]!;
+    expect(last.toolNames).toEqual(["final_report"]);
+    expect(last.toolChoice).toBe("required");
+    expect(last.lastMessage).toContain("final turn (3 of 3)");
+    expect(run.result.outcome).toBe("COMPLETED_WITH_TOOLS");
+    expect(run.result.finalReport).toMatchObject({
+      status: "success",
+      source: "tool",
+      content: "what I have",
+    });
+    expect(run.verification.ok).toBe(true);
+  });
+
+  it("a single-turn contract keeps its tools on its only turn", async () => {
+    const run = await mcp.run({
+      settings: { maxTurns: 1 },
+      script: [{ kind: "tool_calls", calls: [mcpCall.record("only"), report("done")] }],
+    });
+    expect(run.requests[0]!.toolNames).toContain("test__record");
+    expect(run.result.outcome).toBe("COMPLETED_WITH_TOOLS");
+    expect(run.executions).toEqual(["record:only"]);
   });
 
   it("a final report on exactly the last allowed turn is a success", async () => {
@@ -176,7 +209,7 @@ describe("empty, reasoning-only and invalid responses and tool calls", () => {
 
   it("invalid tool parameters: the malformed call is dropped, valid siblings still run", async () => {
     const run = await mcp.run({
-      settings: { strict: true, maxFormatRetries: 2 },
+      settings: { strict: true, maxFormatRetries: 1 },
       script: [
         { kind: "tool_calls", calls: [mcpCall.record("good"), call("test__record", "{broken")] },
         { kind: "tool_calls", calls: [report("ok")] },

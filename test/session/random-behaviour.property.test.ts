@@ -30,15 +30,20 @@ const behaviour: fc.Arbitrary<ScriptedStep> = fc.oneof(
   fc.constant({ kind: "tool_calls" as const, calls: [report("done")] }),
 );
 
-const settings = fc.record({
-  maxTurns: fc.integer({ min: 1, max: 5 }),
-  maxRetries: fc.integer({ min: 1, max: 3 }),
-  maxToolCallsPerTurn: fc.integer({ min: 1, max: 3 }),
-  maxFormatRetries: fc.integer({ min: 0, max: 2 }),
-  toolPolicy: fc.constantFrom("required" as const, "optional" as const, "forbidden" as const),
-  strict: fc.boolean(),
-  toolResponseMaxBytes: fc.constantFrom(500, 100_000),
-});
+const settings = fc
+  .record({
+    maxTurns: fc.integer({ min: 1, max: 5 }),
+    maxRetries: fc.integer({ min: 1, max: 3 }),
+    maxToolCallsPerTurn: fc.integer({ min: 1, max: 3 }),
+    maxFormatRetries: fc.integer({ min: 0, max: 2 }),
+    toolPolicy: fc.constantFrom("required" as const, "optional" as const, "forbidden" as const),
+    strict: fc.boolean(),
+    toolResponseMaxBytes: fc.constantFrom(500, 100_000),
+  })
+  // Strict mode allows at most one format retry: the factory refuses more.
+  .map((drawn) =>
+    drawn.strict ? { ...drawn, maxFormatRetries: Math.min(drawn.maxFormatRetries, 1) } : drawn,
+  );
 
 describe("random model behaviour (property)", () => {
   it("always gives a typed outcome and a report, never exceeds a limit, and leaves a transcript that verifies", async () => {

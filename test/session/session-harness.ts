@@ -1,4 +1,4 @@
-import type { ContractSettings } from "../../src/contract/contract-factory-input.js";
+import type { ContractSettings, ModelParameterSettings } from "../../src/contract/contract-factory-input.js";
 import { deterministicEnvironment, type RuntimeEnvironment } from "../../src/foundation/environment.js";
 import { createModelClient } from "../../src/model/providers/create-model-client.js";
 import { runPreparedAgent } from "../../src/runner/run-prepared-agent.js";
@@ -116,6 +116,8 @@ export interface ScriptedRunOptions {
   readonly settings?: ContractSettings;
   /** How many model targets; target i is model `m<i>`, reached through its own client. */
   readonly targets?: number;
+  /** Per-target settings from the configuration (`providers.<p>.models.<m>`), by target index. */
+  readonly targetParameters?: readonly ModelParameterSettings[];
   readonly contextWindow?: number;
   /** Default: the in-process `recordingTools`. */
   readonly tools?: readonly RegisteredTool[];
@@ -145,6 +147,7 @@ export async function runScripted(options: ScriptedRunOptions) {
       provider: "scripted",
       model: `m${index}`,
       contextWindow: options.contextWindow ?? 100_000,
+      ...(options.targetParameters?.[index] ? { parameters: options.targetParameters[index] } : {}),
     }));
     const models = targets.map((target) => openAICompatibleClient(server.baseUrl, target.model, environment));
     const writer = createInMemoryTranscriptWriter();

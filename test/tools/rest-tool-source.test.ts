@@ -228,7 +228,8 @@ describe("REST tools", () => {
     );
     server.respondWith(() => ({ headers: { "content-type": "text/plain" }, body: "x".repeat(5000) }));
     const result = await pipeline(callContext(registry, "rest__big"));
-    expect(result).toMatchObject({ status: "failed", error_code: "TOOL_RESULT_INVALID" });
+    // Too large is not malformed: a tool failure the model is told about, not the end of the run.
+    expect(result).toMatchObject({ status: "failed", error_code: "TOOL_RESPONSE_TOO_LARGE" });
   });
 
   it("reports a refused connection as a failed result with the system code", async () => {

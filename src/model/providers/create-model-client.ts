@@ -4,6 +4,7 @@ import type { ModelClient } from "../model-client.js";
 import { createLanguageModelClient } from "./language-model-client.js";
 import type { ModelConnection, ProviderAdapterInput } from "./model-connection.js";
 import type { ProviderAdapter } from "./provider-adapter.js";
+import { limitResponseSize } from "./response-size-limit.js";
 
 /** A configured `provider/model` target: `ResolvedModelTarget` from the configuration has this shape. */
 export interface ModelClientTarget {
@@ -15,7 +16,7 @@ export interface ModelClientTarget {
 export interface ModelClientOptions {
   /** The clock used for Retry-After dates and rate-limit reset times; defaults to the system environment. */
   readonly environment?: RuntimeEnvironment;
-  /** Client-side timeout of one call (streaming included); defaults to five minutes. */
+  /** Client-side timeout of a call whose request sets none (streaming included); defaults to five minutes. */
   readonly timeoutMs?: number;
   /** Replaces the global fetch (for example to route through a proxy in tests). */
   readonly fetch?: FetchFunction;
@@ -47,7 +48,8 @@ export function createModelClient(target: ModelClientTarget, options: ModelClien
     providerName: target.provider,
     model: target.model,
     connection: target.connection,
-    ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+    // Every call goes through the size limit of the request it serves (ModelRequest.maxResponseBytes).
+    fetch: limitResponseSize(options.fetch ?? ((input, init) => globalThis.fetch(input, init))),
   };
   let adapter: Promise<ProviderAdapter> | undefined;
   return createLanguageModelClient({

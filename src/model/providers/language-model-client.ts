@@ -7,6 +7,7 @@ import { classifyAiSdkError } from "./classify-ai-sdk-error.js";
 import { collectModelStream, StreamInterruption } from "./collect-model-stream.js";
 import { generateResultToResponse } from "./generate-result-to-response.js";
 import type { ProviderAdapter } from "./provider-adapter.js";
+import { type ResponseSizeWatch, withResponseSizeLimit } from "./response-size-limit.js";
 import { toLanguageModelPrompt } from "./to-language-model-prompt.js";
 
 export interface LanguageModelClientOptions {
@@ -85,26 +86,46 @@ export function createLanguageModelClient(options: LanguageModelClientOptions): 
       const onCallerAbort = () => controller.abort(callerSignal?.reason);
       if (callerSignal?.aborted) controller.abort(callerSignal.reason);
       else callerSignal?.addEventListener("abort", onCallerAbort, { once: true });
+      const callTimeoutMs = request.timeoutMs ?? timeoutMs;
       const timer = setTimeout(() => {
         timedOut = true;
         controller.abort(
-          new DOMException(`model call to ${target} timed out after ${timeoutMs} ms`, "TimeoutError"),
+          new DOMException(`model call to ${target} timed out after ${callTimeoutMs} ms`, "TimeoutError"),
         );
-      }, timeoutMs);
+      }, callTimeoutMs);
       timer.unref?.();
+      const sizeWatch: ResponseSizeWatch = {
+        maxBytes: request.maxResponseBytes ?? Number.POSITIVE_INFINITY,
+        receivedBytes: 0,
+        exceeded: false,
+      };
       try {
         const callOptions = toCallOptions(request, adapter, controller.signal);
-        if (request.stream === true) {
-          const streamed = await adapter.languageModel.doStream(callOptions);
-          return await collectModelStream(streamed, {
-            callIds,
-            onDelta: request.onDelta,
-            target,
-            isStreamComplete: adapter.isStreamComplete,
-          });
-        }
-        return generateResultToResponse(await adapter.languageModel.doGenerate(callOptions), callIds);
+        return await withResponseSizeLimit(sizeWatch, async () => {
+          if (request.stream === true) {
+            const streamed = await adapter.languageModel.doStream(callOptions);
+            return await collectModelStream(streamed, {
+              callIds,
+              onDelta: request.onDelta,
+              target,
+              isStreamComplete: adapter.isStreamComplete,
+            });
+          }
+          return generateResultToResponse(await adapter.languageModel.doGenerate(callOptions), callIds);
+        });
       } catch (error) {
+        if (sizeWatch.exceeded && !controller.signal.aborted) {
+          // Too large is decided here, from the watch, whatever error the provider package wrapped it in.
+          throw new ModelCallError(
+            "invalid_response",
+            `the response of ${target} is larger than modelResponseMaxBytes (${sizeWatch.maxBytes} bytes)`,
+            {
+              code: "MODEL_RESPONSE_TOO_LARGE",
+              cause: error,
+              ...(error instanceof StreamInterruption ? { partialResponse: error.partialResponse } : {}),
+            },
+          );
+        }
         const interruption = error instanceof StreamInterruption ? error : null;
         const classified = classifyAiSdkError(interruption?.failure ?? error, {
           now: environment.now(),

@@ -30,7 +30,7 @@ async function readBody(response: Response, maxBytes: number): Promise<Buffer> {
     if (total > maxBytes) {
       await response.body.cancel().catch(() => {});
       throw new CharterError(
-        "TOOL_RESULT_INVALID",
+        "TOOL_RESPONSE_TOO_LARGE",
         `the response is larger than ${maxBytes} bytes (HTTP ${response.status})`,
         { details: { status: response.status, maxBytes } },
       );

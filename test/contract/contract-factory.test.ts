@@ -623,7 +623,8 @@ describe("contract validation", () => {
     ]);
   });
 
-  it("refuses more than one format retry under strict mode (seed 002 §7.6), naming where it came from", () => {
+  // Seed 002 §7.6: the retry path is bounded (<= 1) under strict mode.
+  it("refuses more than one format retry under strict mode, naming where it came from", () => {
     const error = buildFailure(
       factoryInput({ agent: { id: "a", systemPrompt: "", settings: { strict: true, maxFormatRetries: 2 } } }),
     );

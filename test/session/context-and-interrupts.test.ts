@@ -91,7 +91,8 @@ describe("context guard", () => {
   });
 });
 
-describe("force_synthesis_at_ratio ends with the outcome of seed 002 predicate 4, never FAILED_BUDGET_EXHAUSTED", () => {
+// Seed 002 predicate 4.
+describe("force_synthesis_at_ratio ends with the outcome its policy prescribes, never FAILED_BUDGET_EXHAUSTED", () => {
   it("tools executed and no report on the synthesis turn: COMPLETED_WITH_TOOLS with a synthetic report", async () => {
     const run = await mcp.run({
       settings: { forceSynthesisAtRatio: 0.001 },

@@ -11,7 +11,8 @@ function textDeltas(events: readonly CharterEvent[]): string {
     .join("");
 }
 
-describe("tokenGate under toolPolicy: required (seed 002 Invariant F)", () => {
+// Seed 002 Invariant F.
+describe("tokenGate under toolPolicy: required", () => {
   it("asks the provider for a tool call and streams no text until a tool call has executed", async () => {
     const events: CharterEvent[] = [];
     const run = await runScripted({
@@ -48,7 +49,8 @@ describe("tokenGate under toolPolicy: required (seed 002 Invariant F)", () => {
   });
 });
 
-describe("a malformed tool result envelope (seed 002 Phase 3)", () => {
+// Seed 002 Phase 3: any malformed tool result envelope => FAILED_VALIDATION.
+describe("a malformed tool result envelope", () => {
   const malformed = defineFunctionTool({
     name: "malformed",
     description: "Returns something that is not a tool output.",

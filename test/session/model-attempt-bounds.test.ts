@@ -14,7 +14,12 @@ describe("modelTimeout bounds each model attempt", () => {
       // that holds the request for an hour: no long real wait. The second target keeps the agent's minute.
       settings: { modelTimeout: 60_000 },
       targetParameters: [{ modelTimeout: 100 }],
-      script: [delayStep(3_600_000, { kind: "text", text: "too late" }), { kind: "text", text: "answer" }],
+      // Answered by target, not by arrival order: a request the timeout cut before it reached the server must not
+      // shift the script onto the other target.
+      respond: (request) =>
+        request.model === "m0"
+          ? delayStep(3_600_000, { kind: "text", text: "too late" })
+          : { kind: "text", text: "answer" },
     });
     const attempts = llmEntries(run.result.accounting);
     expect(attempts.map((entry) => [entry.model, entry.status, entry.errorCode ?? null])).toEqual([

@@ -26,6 +26,18 @@ const flags = {
   json: { ...sharedFlags.json, description: "Print the whole result (outcome, report, accounting) as JSON." },
   "runs-dir": sharedFlags["runs-dir"],
   store: sharedFlags.store,
+  tenant: {
+    type: "string",
+    valueName: "ID",
+    description:
+      "Who the run is for: recorded on the run and every accounting entry; its read-only tool cache is this tenant's alone.",
+  },
+  "correlation-id": {
+    type: "string",
+    valueName: "ID",
+    description:
+      "Your id for what the run serves (a request id): recorded on the run and every accounting entry.",
+  },
   ...runObserverFlags,
   "dry-run": {
     type: "boolean",
@@ -117,6 +129,8 @@ async function runAgentCommand(
     ...(onEvent !== undefined ? { onEvent } : {}),
     ...(values["runs-dir"] !== undefined ? { runsDirectory: values["runs-dir"] } : {}),
     ...(values.store !== undefined ? { store: values.store } : {}),
+    ...(values.tenant !== undefined ? { tenantId: values.tenant } : {}),
+    ...(values["correlation-id"] !== undefined ? { correlationId: values["correlation-id"] } : {}),
     signal: streams.signal,
     ...(streams.binaryDirectory !== undefined ? { binaryDirectory: streams.binaryDirectory } : {}),
     ...runObservers(values, streams, process.env, (runRedactor) => {

@@ -15,6 +15,11 @@ const flags = {
     default: "50",
     description: "runs list: at most this many runs, newest first.",
   },
+  tenant: {
+    type: "string",
+    valueName: "ID",
+    description: "runs list: only the runs of this tenant.",
+  },
   json: sharedFlags.json,
   store: sharedFlags.store,
   config: sharedFlags.config,
@@ -39,6 +44,7 @@ export const runsCommand = defineCommand({
   flags,
   examples: [
     "charter runs list --limit 10",
+    "charter runs list --tenant acme",
     "charter runs show 01JD8X3K2M --json",
     "charter runs show 01JD8X3K2M --conversation",
   ],
@@ -63,7 +69,8 @@ async function listOrShowRuns(
           { details: { argument: "limit" } },
         );
       }
-      const runs = (await store.listRuns({ limit })).map((run) => storedRunSummary(run));
+      const query = { limit, ...(values.tenant !== undefined ? { tenantId: values.tenant } : {}) };
+      const runs = (await store.listRuns(query)).map((run) => storedRunSummary(run));
       if (values.json) streams.stdout.write(`${JSON.stringify(runs)}\n`);
       else for (const run of runs) streams.stdout.write(`${listLine(run)}\n`);
       return exitCodes.success;

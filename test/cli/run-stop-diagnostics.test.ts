@@ -136,7 +136,7 @@ describe("human-mode stop messages", () => {
   );
 
   it(
-    "a tool server that exits at start: the tail of its stderr in human mode, and nothing stored",
+    "a tool server that exits at start: the tail of its stderr in human mode, and the failed run stored to inspect",
     async () => {
       server = await startScriptedOpenAIServer({ script: [] });
       const config = providerConfig(server.baseUrl);
@@ -156,8 +156,17 @@ describe("human-mode stop messages", () => {
       );
       expect(run.stderr).toContain("charter: the server's stderr (last 1 line):\n");
       expect(run.stderr).toContain("charter:   | mcp-test-server: failing on purpose before connecting\n");
-      expect(run.stderr).toMatch(/charter: run run_\S+ did not start; nothing was stored\n/);
-      expect(run.stderr).not.toContain("charter runs show");
+      // A run that fails before its session starts is stored as a FAILED_PREFLIGHT run: the stop names it and how to
+      // inspect it (there is nothing to resume).
+      const runId = /charter: run (run_\S+)\n/.exec(run.stderr)?.[1];
+      expect(runId, run.stderr).toBeDefined();
+      expect(run.stderr).toContain(`charter:   inspect:  charter runs show ${runId} --conversation\n`);
+      expect(run.stderr).not.toContain("charter resume");
+      const shown = await charterProcess(["runs", "show", runId as string, "--json"], {
+        cwd: files.directory,
+      });
+      expect(shown.exitCode, shown.stderr).toBe(0);
+      expect(shown.stdout).toContain("FAILED_PREFLIGHT");
     },
     processTimeout,
   );

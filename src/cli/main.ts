@@ -20,6 +20,13 @@ if (major < minimumMajor || (major === minimumMajor && minor < minimumMinor)) {
   );
   // 4: invalid input, as for any other environment charter cannot run in.
   process.exitCode = 4;
+} else if (process.argv.length === 3 && (process.argv[2] === "--version" || process.argv[2] === "-v")) {
+  // The most frequent probe of an installed command answers without loading the CLI's command table (run-cli.ts
+  // answers the same for callers that run the CLI in process).
+  import("node:fs").then((fs) => {
+    const packageJson = JSON.parse(fs.readFileSync(new URL("../../package.json", import.meta.url), "utf8"));
+    process.stdout.write(`charter ${packageJson.version}\n`);
+  });
 } else {
   import("./start-cli.js").then((cli) => cli.startCli());
 }

@@ -12,15 +12,10 @@ import { type RuntimeEnvironment, systemEnvironment } from "../foundation/enviro
 import { SecretRedactor } from "../foundation/secret-redactor.js";
 import { createModelClient } from "../model/providers/create-model-client.js";
 import type { AIAgentResult } from "../session/agent-result.js";
-import type { CharterEvent } from "../session/charter-event.js";
-import type { SessionCheckpoint } from "../session/session-checkpoint.js";
-import type { SessionState } from "../session/session-state.js";
-import type { TransitionOutput } from "../session/transition-output.js";
 import { openRunStore } from "../store/open-run-store.js";
-import type { RunStatus } from "../store/run-record.js";
 import type { RunStore } from "../store/run-store.js";
 import { createStoreTranscriptWriter } from "../store/store-transcript-writer.js";
-import type { McpElicitationAnswer, McpElicitationRequest } from "../tools/sources/mcp-client-features.js";
+import type { McpElicitationRequest } from "../tools/sources/mcp-client-features.js";
 import type { RegisteredTool, ToolSource } from "../tools/tool-definition.js";
 import { processToolQueues } from "../tools/tool-queues.js";
 import { createJsonlTranscriptWriter } from "../transcript/jsonl-transcript-writer.js";
@@ -30,15 +25,12 @@ import { createExtractionRunner } from "./create-extraction-runner.js";
 import { createSamplingRunner } from "./create-sampling-runner.js";
 import { type DelegationTrace, defaultMaxDelegationDepth, rootDelegationTrace } from "./delegation-trace.js";
 import { createDurableRunHooks, type RunInvocation } from "./durable-run-hooks.js";
-import {
-  type CompletedToolCall,
-  guardToolCalls,
-  type ToolCallDecision,
-  type TurnCall,
-} from "./guard-tool-calls.js";
+import { guardToolCalls } from "./guard-tool-calls.js";
 import { preflightFailureResult } from "./preflight-failure-result.js";
 import { prepareAgent } from "./prepare-agent.js";
+import { readAttachmentData } from "./read-attachment-data.js";
 import { readPendingApprovals } from "./read-pending-approvals.js";
+import type { ResumeRequest, RunAgentOptions } from "./run-agent-options.js";
 import { currentRunOwner, defaultHeartbeatIntervalMilliseconds } from "./run-owner.js";
 import { selectRunStore } from "./select-run-store.js";
 import { startToolSources } from "./start-tool-sources.js";
@@ -47,57 +39,7 @@ import { createStoreToolResultCache, toolCacheTtl } from "./store-tool-result-ca
 import { createSubAgentTool } from "./sub-agent-tool.js";
 import { createTracingFetch } from "./tracing-fetch.js";
 
-export interface RunAgentOptions {
-  /** Path of the agent file (Markdown with YAML frontmatter). */
-  readonly agentPath: string;
-  /** The user's task. */
-  readonly prompt: string;
-  /** `--config FILE`. */
-  readonly configPath?: string;
-  /** `--set key=value` assignments. */
-  readonly set?: readonly string[];
-  readonly cwd?: string;
-  readonly homeDirectory?: string;
-  readonly etcDirectory?: string;
-  /** Configuration layer 4 (`<dir>/.charter.json`): the CLI passes its own directory; skipped when absent. */
-  readonly binaryDirectory?: string;
-  readonly processEnvironment?: Readonly<Record<string, string | undefined>>;
-  /** Where run directories go; default `~/.charter/runs`. */
-  readonly runsDirectory?: string;
-  /**
-   * The run store: `postgres://...`, `sqlite:<path>` or a SQLite file path. Default: the configuration's
-   * `store`, then `CHARTER_DATABASE_URL`, then `~/.charter/charter.db`.
-   */
-  readonly store?: string;
-  /**
-   * Who the run is for (a server's tenant): stored on the run row (and on its sub-agents' rows), where
-   * `listRuns({ tenantId })` filters by it.
-   */
-  readonly tenantId?: string;
-  /** The caller's id for what the run serves (a request id, say), stored on the run row and its sub-agents'. */
-  readonly correlationId?: string;
-  readonly environment?: RuntimeEnvironment;
-  readonly signal?: AbortSignal;
-  /** Extra tools (library function tools), offered beside the agent's MCP tools. */
-  readonly extraTools?: readonly RegisteredTool[];
-  /** Called after every state transition of the top-level run (progress output). */
-  readonly onTransition?: (
-    state: SessionState,
-    output: TransitionOutput,
-    contract: ExecutionContract,
-  ) => void;
-  /** The typed event stream of the top-level run. */
-  readonly onEvent?: (event: CharterEvent) => void;
-  /**
-   * Called once the run's secrets are known, before anything runs, with the redactor every stored byte passes:
-   * for callers that print what they observe (the CLI's `--verbose`), so that they print it redacted too.
-   */
-  readonly onSecretRedactor?: (redactor: SecretRedactor) => void;
-  /** `--trace-llm`: each HTTP exchange with a model endpoint, as redacted text (sub-agents' included). */
-  readonly traceModelHttp?: (text: string) => void;
-  /** `--trace-mcp`: each JSON-RPC message to and from an MCP server, as redacted text (sub-agents' included). */
-  readonly traceMcp?: (text: string) => void;
-}
+export type { ResumeRequest, RunAgentOptions } from "./run-agent-options.js";
 
 interface RunContext {
   readonly options: RunAgentOptions;
@@ -110,23 +52,6 @@ interface RunContext {
   readonly store: RunStore;
   readonly invocation: RunInvocation;
   readonly resume: ResumeRequest | null;
-}
-
-/** What `charter resume` asks of the top-level run. */
-export interface ResumeRequest {
-  readonly checkpoint: SessionCheckpoint;
-  /** The run's status when the resume read it: reopened only from that status and that chain end. */
-  readonly status: RunStatus;
-  /** The stored chain's end, which the resumed session continues, and the contract it must run under. */
-  readonly continueFrom: { readonly entryCount: number; readonly headHash: string };
-  readonly contractHash: string;
-  readonly transcriptCreatedAt: string;
-  /** Decisions, stored results and the call possibly in flight, each bound to its exact call (turn, id, arguments). */
-  readonly decisions: readonly ToolCallDecision[];
-  readonly completed: readonly CompletedToolCall[];
-  readonly possiblyInFlight: TurnCall | null;
-  /** Answers to the questions tool servers asked (MCP elicitation), by call id. */
-  readonly answers?: ReadonlyMap<string, McpElicitationAnswer>;
 }
 
 /**
@@ -202,31 +127,6 @@ export async function runAgentFile(
   } finally {
     await store?.close();
   }
-}
-
-/**
- * The bytes of the images and audio in a resumed run's conversation, from its stored raw payloads, so that a
- * provider that accepts them still gets them after the resume. Reads nothing when there are none.
- */
-async function readAttachmentData(
-  store: RunStore,
-  runId: string,
-  checkpoint: SessionCheckpoint,
-): Promise<ReadonlyMap<string, string>> {
-  const wanted = new Set<string>();
-  for (const message of checkpoint.state.conversation) {
-    for (const attachment of message.attachments ?? []) wanted.add(attachment.payload_hash);
-  }
-  const found = new Map<string, string>();
-  if (wanted.size === 0) return found;
-  for await (const page of store.readRunRawPayloads(runId)) {
-    for (const payload of page) {
-      if (!wanted.has(payload.hash)) continue;
-      const data = (JSON.parse(payload.json) as { data?: unknown }).data;
-      if (typeof data === "string") found.set(payload.hash, data);
-    }
-  }
-  return found;
 }
 
 /** Runs one loaded agent (the top-level one, or a sub-agent for a tool call); never throws. */

@@ -1,0 +1,81 @@
+import type { ExecutionContract } from "../contract/execution-contract.js";
+import type { RuntimeEnvironment } from "../foundation/environment.js";
+import type { SecretRedactor } from "../foundation/secret-redactor.js";
+import type { CharterEvent } from "../session/charter-event.js";
+import type { SessionCheckpoint } from "../session/session-checkpoint.js";
+import type { SessionState } from "../session/session-state.js";
+import type { TransitionOutput } from "../session/transition-output.js";
+import type { RunStatus } from "../store/run-record.js";
+import type { McpElicitationAnswer } from "../tools/sources/mcp-client-features.js";
+import type { RegisteredTool } from "../tools/tool-definition.js";
+import type { CompletedToolCall, ToolCallDecision, TurnCall } from "./guard-tool-calls.js";
+
+// What runAgent and runAgentFile take, and what a resume asks of a run: types only, apart from the runner itself.
+export interface RunAgentOptions {
+  /** Path of the agent file (Markdown with YAML frontmatter). */
+  readonly agentPath: string;
+  /** The user's task. */
+  readonly prompt: string;
+  /** `--config FILE`. */
+  readonly configPath?: string;
+  /** `--set key=value` assignments. */
+  readonly set?: readonly string[];
+  readonly cwd?: string;
+  readonly homeDirectory?: string;
+  readonly etcDirectory?: string;
+  /** Configuration layer 4 (`<dir>/.charter.json`): the CLI passes its own directory; skipped when absent. */
+  readonly binaryDirectory?: string;
+  readonly processEnvironment?: Readonly<Record<string, string | undefined>>;
+  /** Where run directories go; default `~/.charter/runs`. */
+  readonly runsDirectory?: string;
+  /**
+   * The run store: `postgres://...`, `sqlite:<path>` or a SQLite file path. Default: the configuration's
+   * `store`, then `CHARTER_DATABASE_URL`, then `~/.charter/charter.db`.
+   */
+  readonly store?: string;
+  /**
+   * Who the run is for (a server's tenant): stored on the run row (and on its sub-agents' rows), where
+   * `listRuns({ tenantId })` filters by it.
+   */
+  readonly tenantId?: string;
+  /** The caller's id for what the run serves (a request id, say), stored on the run row and its sub-agents'. */
+  readonly correlationId?: string;
+  readonly environment?: RuntimeEnvironment;
+  readonly signal?: AbortSignal;
+  /** Extra tools (library function tools), offered beside the agent's MCP tools. */
+  readonly extraTools?: readonly RegisteredTool[];
+  /** Called after every state transition of the top-level run (progress output). */
+  readonly onTransition?: (
+    state: SessionState,
+    output: TransitionOutput,
+    contract: ExecutionContract,
+  ) => void;
+  /** The typed event stream of the top-level run. */
+  readonly onEvent?: (event: CharterEvent) => void;
+  /**
+   * Called once the run's secrets are known, before anything runs, with the redactor every stored byte passes:
+   * for callers that print what they observe (the CLI's `--verbose`), so that they print it redacted too.
+   */
+  readonly onSecretRedactor?: (redactor: SecretRedactor) => void;
+  /** `--trace-llm`: each HTTP exchange with a model endpoint, as redacted text (sub-agents' included). */
+  readonly traceModelHttp?: (text: string) => void;
+  /** `--trace-mcp`: each JSON-RPC message to and from an MCP server, as redacted text (sub-agents' included). */
+  readonly traceMcp?: (text: string) => void;
+}
+
+/** What `charter resume` asks of the top-level run. */
+export interface ResumeRequest {
+  readonly checkpoint: SessionCheckpoint;
+  /** The run's status when the resume read it: reopened only from that status and that chain end. */
+  readonly status: RunStatus;
+  /** The stored chain's end, which the resumed session continues, and the contract it must run under. */
+  readonly continueFrom: { readonly entryCount: number; readonly headHash: string };
+  readonly contractHash: string;
+  readonly transcriptCreatedAt: string;
+  /** Decisions, stored results and the call possibly in flight, each bound to its exact call (turn, id, arguments). */
+  readonly decisions: readonly ToolCallDecision[];
+  readonly completed: readonly CompletedToolCall[];
+  readonly possiblyInFlight: TurnCall | null;
+  /** Answers to the questions tool servers asked (MCP elicitation), by call id. */
+  readonly answers?: ReadonlyMap<string, McpElicitationAnswer>;
+}

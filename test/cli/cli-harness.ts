@@ -4,6 +4,10 @@ import { join, resolve } from "node:path";
 import { PassThrough, Writable } from "node:stream";
 import type { CliStreams } from "../../src/cli/cli-streams.js";
 import { runCli } from "../../src/cli/run-cli.js";
+import {
+  type ScriptedOpenAIServer,
+  startScriptedOpenAIServer,
+} from "../../src/testing/scripted-openai-server.js";
 import { nodeProcess } from "../node-process.js";
 
 export const mcpTestServerPath = resolve(import.meta.dirname, "../../src/testing/mcp-test-server.ts");
@@ -129,4 +133,32 @@ export async function records(file: string): Promise<{ tool: string; key: string
     .split("\n")
     .filter((line) => line !== "")
     .map((line) => JSON.parse(line));
+}
+
+/**
+ * A run that stays busy until it is stopped: every model answer calls the test server's `slow` tool for two minutes
+ * (the agent's tool timeout is longer). `firstRequest` resolves once the model was first asked, so a test that
+ * interrupts or kills the run knows it is under way without sleeping.
+ */
+export async function busyRunProject(apiKey: string): Promise<{
+  server: ScriptedOpenAIServer;
+  firstRequest: Promise<void>;
+  files: Awaited<ReturnType<typeof project>>;
+}> {
+  let requested: () => void = () => {};
+  const firstRequest = new Promise<void>((resolveRequest) => {
+    requested = resolveRequest;
+  });
+  const server = await startScriptedOpenAIServer({
+    respond: () => {
+      requested();
+      return { kind: "tool_calls", calls: [{ name: "test__slow", arguments: { ms: 120_000 } }] };
+    },
+  });
+  const files = await project({
+    agent: agentFile("models: [local/test-model]\ntools: [test]\ntoolTimeout: 10m"),
+    config: providerConfig(server.baseUrl),
+    env: `LOCAL_API_KEY=${apiKey}\n`,
+  });
+  return { server, firstRequest, files };
 }

@@ -7,7 +7,7 @@ import {
   startScriptedOpenAIServer,
 } from "../../src/testing/scripted-openai-server.js";
 import { delayStep } from "../../src/testing/scripted-openai-step.js";
-import { agentFile, project, providerConfig } from "./cli-harness.js";
+import { agentFile, busyRunProject, project, providerConfig } from "./cli-harness.js";
 
 const binary = resolve(import.meta.dirname, "../../dist/cli/main.js");
 let server: ScriptedOpenAIServer | null = null;
@@ -18,21 +18,9 @@ afterEach(async () => {
 
 describe("SIGINT", () => {
   it("interrupts a running `charter run`: outcome INTERRUPTED, a report, exit code 1", async () => {
-    let requested: () => void = () => {};
-    const firstRequest = new Promise<void>((resolveRequest) => {
-      requested = resolveRequest;
-    });
-    server = await startScriptedOpenAIServer({
-      respond: () => {
-        requested();
-        return { kind: "tool_calls", calls: [{ name: "test__slow", arguments: { ms: 120_000 } }] };
-      },
-    });
-    const files = await project({
-      agent: agentFile("models: [local/test-model]\ntools: [test]\ntoolTimeout: 10m"),
-      config: providerConfig(server.baseUrl),
-      env: "LOCAL_API_KEY=key-for-interrupt-test\n",
-    });
+    const busy = await busyRunProject("key-for-interrupt-test");
+    server = busy.server;
+    const { firstRequest, files } = busy;
     const child = spawn(
       process.execPath,
       [

@@ -8,7 +8,14 @@ import {
   type ScriptedOpenAIServer,
   startScriptedOpenAIServer,
 } from "../../src/testing/scripted-openai-server.js";
-import { agentFile, charterBinary, charterProcess, project, providerConfig } from "./cli-harness.js";
+import {
+  agentFile,
+  busyRunProject,
+  charterBinary,
+  charterProcess,
+  project,
+  providerConfig,
+} from "./cli-harness.js";
 
 const secret = "sk-test-stop-diagnostics-2c4e6a8b0d1f3e5a";
 // Each test starts real `charter` processes (and MCP servers): generous on a loaded machine.
@@ -86,21 +93,9 @@ describe("human-mode stop messages", () => {
   it(
     "an interrupted run: the outcome once, the run id, and the commands to continue and inspect it",
     async () => {
-      let requested: () => void = () => {};
-      const firstRequest = new Promise<void>((resolveRequest) => {
-        requested = resolveRequest;
-      });
-      server = await startScriptedOpenAIServer({
-        respond: () => {
-          requested();
-          return { kind: "tool_calls", calls: [{ name: "test__slow", arguments: { ms: 120_000 } }] };
-        },
-      });
-      const files = await project({
-        agent: agentFile("models: [local/test-model]\ntools: [test]\ntoolTimeout: 10m"),
-        config: providerConfig(server.baseUrl),
-        env: `LOCAL_API_KEY=${secret}\n`,
-      });
+      const busy = await busyRunProject(secret);
+      server = busy.server;
+      const { firstRequest, files } = busy;
       const child = spawn(
         process.execPath,
         [

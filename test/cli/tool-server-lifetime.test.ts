@@ -3,11 +3,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  type ScriptedOpenAIServer,
-  startScriptedOpenAIServer,
-} from "../../src/testing/scripted-openai-server.js";
-import { agentFile, mcpTestServerPath, project, providerConfig } from "./cli-harness.js";
+import type { ScriptedOpenAIServer } from "../../src/testing/scripted-openai-server.js";
+import { busyRunProject, mcpTestServerPath, providerConfig } from "./cli-harness.js";
 
 const binary = resolve(import.meta.dirname, "../../dist/cli/main.js");
 let server: ScriptedOpenAIServer | null = null;
@@ -47,21 +44,9 @@ describe("tool servers never outlive Charter", () => {
   ])(
     "a stdio server that ignores SIGTERM and stdin closing is gone within seconds of `charter run` dying by $how",
     async ({ kill }) => {
-      let requested: () => void = () => {};
-      const firstRequest = new Promise<void>((resolveRequest) => {
-        requested = resolveRequest;
-      });
-      server = await startScriptedOpenAIServer({
-        respond: () => {
-          requested();
-          return { kind: "tool_calls", calls: [{ name: "test__slow", arguments: { ms: 120_000 } }] };
-        },
-      });
-      const files = await project({
-        agent: agentFile("models: [local/test-model]\ntools: [test]\ntoolTimeout: 10m"),
-        config: providerConfig(server.baseUrl),
-        env: "LOCAL_API_KEY=key-for-lifetime-test\n",
-      });
+      const busy = await busyRunProject("key-for-lifetime-test");
+      server = busy.server;
+      const { firstRequest, files } = busy;
       // The same project, its server made stubborn and asked to say who it is.
       const pidFile = join(files.directory, "server.pid");
       const config = providerConfig(server.baseUrl, {

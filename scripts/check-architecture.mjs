@@ -9,7 +9,7 @@ const root = resolve(import.meta.dirname, "..", "src");
 /** Which top-level modules each module may import (besides itself). Order mirrors the layering. */
 const core = ["foundation", "contract", "model", "tools", "session", "transcript"];
 // The runner wires concrete pieces together; the demo, the CLI and the library entry point sit on it.
-const wiring = [...core, "config", "store", "runner"];
+const wiring = [...core, "config", "store", "runner", "workflow"];
 const allowedImports = {
   foundation: [],
   contract: ["foundation"],
@@ -22,6 +22,8 @@ const allowedImports = {
   testing: core,
   runner: [...core, "config", "store"],
   conformance: [...core, "config", "runner"],
+  // Workflows sit on the runner: each agent step is a full run, each tool step a call through the tool pipeline.
+  workflow: [...core, "config", "store", "runner"],
   demo: [...wiring, "testing"],
   cli: [...wiring, "conformance", "demo", "testing"],
   "index.ts": [...wiring, "conformance", "testing"],
@@ -29,7 +31,7 @@ const allowedImports = {
 
 /** Concrete implementations that only their own subfolder, the wiring layers and tests may import. */
 const concreteFolders = ["model/providers", "tools/sources", "store"];
-const concreteImporters = ["runner", "conformance", "cli", "demo", "testing", "index.ts"];
+const concreteImporters = ["runner", "workflow", "conformance", "cli", "demo", "testing", "index.ts"];
 
 /** Packages that are concrete providers, transports, databases or servers: allowed only in these folders. */
 const restrictedPackages = [

@@ -9,11 +9,13 @@ import { runCommand } from "./run-command.js";
 import { runsCommand } from "./runs-command.js";
 import { toolsCommand } from "./tools-command.js";
 import { verifyCommand } from "./verify-command.js";
+import { workflowCommand } from "./workflow-command.js";
 
 /** Every `charter` command, in the order `charter --help` lists them. A new command is one more entry here. */
 export const commands: readonly CommandDeclaration[] = [
   runCommand,
   resumeCommand,
+  workflowCommand,
   runsCommand,
   verifyCommand,
   replayCommand,

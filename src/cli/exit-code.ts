@@ -16,6 +16,8 @@ const invalidInputCodes: ReadonlySet<ErrorCode> = new Set([
   "CONFIGURATION_INVALID",
   "ENVIRONMENT_VARIABLE_UNRESOLVED",
   "CONTRACT_INVALID",
+  "WORKFLOW_FILE_INVALID",
+  "WORKFLOW_INPUT_INVALID",
 ]);
 
 // Seed 000 §4: 3 is "missing/failed MCP servers"; a `tools` entry that names nothing is a missing server or tool.

@@ -10,6 +10,10 @@ export const errorCodes = [
   "ENVIRONMENT_VARIABLE_UNRESOLVED",
   "CONTRACT_INVALID",
   "CONTRACT_PROVENANCE_MISSING",
+  // A workflow file that is not valid (schema, unknown step, dependency cycle, template), or an input that does
+  // not match the workflow's `input` schema: refused before any step runs.
+  "WORKFLOW_FILE_INVALID",
+  "WORKFLOW_INPUT_INVALID",
   // The library used in a way this package cannot serve: a schema of an unsupported zod major version, or
   // `require("charter")` (an ES module whose graph awaits at its top level).
   "ZOD_VERSION_UNSUPPORTED",
@@ -76,6 +80,12 @@ export const errorCodes = [
   // A stored run that does not verify (its chain, or a checkpoint, tool result or run row field the chain does not
   // bind): resume and replay refuse it rather than act on a forged record.
   "RUN_TAMPERED",
+  // Workflows: a template that names a value the step's run did not produce (a JSON path in a report that is
+  // not JSON, say), a stored workflow checkpoint that fails its schema, and a tool step whose call may have run
+  // when the process died and that is not safe to run again.
+  "WORKFLOW_TEMPLATE_UNRESOLVED",
+  "WORKFLOW_CHECKPOINT_INVALID",
+  "WORKFLOW_STEP_OUTCOME_UNKNOWN",
 ] as const;
 
 export type ErrorCode = (typeof errorCodes)[number];

@@ -36,7 +36,7 @@ const flags = {
     type: "string",
     valueName: "ID",
     description:
-      "Your id for what the run serves (a request id): recorded on the run and every accounting entry.",
+      "Your id for what the run serves (a request id): recorded on the run and every accounting entry, and sent to its tools (x-correlation-id, MCP _meta).",
   },
   ...runObserverFlags,
   "dry-run": {

@@ -20,6 +20,7 @@ import type { RegisteredTool, ToolSource } from "../tools/tool-definition.js";
 import { processToolQueues } from "../tools/tool-queues.js";
 import { createJsonlTranscriptWriter } from "../transcript/jsonl-transcript-writer.js";
 import { createTeeTranscriptWriter } from "../transcript/tee-transcript-writer.js";
+import { checkCorrelationId } from "./check-correlation-id.js";
 import { configureToolIdempotency } from "./configure-tool-idempotency.js";
 import { createExtractionRunner } from "./create-extraction-runner.js";
 import { createSamplingRunner } from "./create-sampling-runner.js";
@@ -77,6 +78,7 @@ export async function runAgentFile(
   // Created as soon as the configuration is loaded, so that a failure after it (opening the store, say) is redacted.
   const redactor = new SecretRedactor();
   try {
+    checkCorrelationId(options.correlationId);
     const agentPath = resolve(cwd, options.agentPath);
     const agent = await loadAgentFile(agentPath);
     const loaded = await loadConfiguration({
@@ -164,9 +166,12 @@ async function runLoadedAgent(
       }),
     );
     const traceMcp = context.options.traceMcp;
+    const correlationId = context.options.correlationId;
     const started = await startToolSources(toolReferences, configuration, {
       cwd: context.cwd,
       environment,
+      // Sub-agents run under the same options: their tools get the same correlation id as the top-level run's.
+      ...(correlationId === undefined ? {} : { correlationId }),
       sampling: createSamplingRunner({ targets, models, environment, redactor, callPath: trace.callPath }),
       // A server's question stops the top-level run for a human answer (`charter resume --answer`); a sub-agent
       // has no one to ask, so its servers are not offered elicitation.

@@ -28,6 +28,11 @@ export async function startToolSources(
     readonly sampling?: McpSamplingHandler;
     /** Answers the MCP servers' questions for the user; without it, elicitation is not offered. */
     readonly elicitation?: McpElicitationHandler;
+    /**
+     * The run's correlation id, sent to every tool source: `x-correlation-id` on REST and remote MCP requests,
+     * `_meta` of every MCP tool call. Absent: nothing is sent.
+     */
+    readonly correlationId?: string;
   },
 ): Promise<{
   sources: ToolSource[];
@@ -85,13 +90,17 @@ export async function startToolSources(
             : { traceMessage: (direction, message) => options.traceMcp?.(name, direction, message) }),
           ...(options.sampling === undefined ? {} : { sampling: options.sampling }),
           ...(options.elicitation === undefined ? {} : { elicitation: options.elicitation }),
+          ...(options.correlationId === undefined ? {} : { correlationId: options.correlationId }),
         }),
       );
     }
   }
   if (selectedRest.size > 0) {
     sources.push(
-      createRestToolSource(Object.fromEntries([...selectedRest].map((name) => [name, restTools[name]!]))),
+      createRestToolSource(
+        Object.fromEntries([...selectedRest].map((name) => [name, restTools[name]!])),
+        options.correlationId === undefined ? {} : { correlationId: options.correlationId },
+      ),
     );
   }
   const started = await Promise.allSettled(sources.map((source) => source.start()));

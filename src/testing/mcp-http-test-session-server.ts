@@ -104,6 +104,18 @@ export function createMcpHttpTestSessionServer(executed: ExecutedMcpToolCall[]):
     async () => text("unreachable"),
   );
   server.registerTool(
+    "request_meta",
+    {
+      description: "Returns the `_meta` of the tools/call request that called it, as JSON ({} without one).",
+      inputSchema: {},
+      annotations: { readOnlyHint: true },
+    },
+    async (args, extra) => {
+      log("request_meta", args);
+      return text(JSON.stringify(extra._meta ?? {}));
+    },
+  );
+  server.registerTool(
     "fail",
     { description: "Reports a tool error with the given message.", inputSchema: { message: z.string() } },
     async (args) => {

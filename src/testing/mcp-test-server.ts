@@ -191,6 +191,15 @@ async function serve(): Promise<void> {
   );
 
   server.registerTool(
+    "request_meta",
+    {
+      description: "Returns the `_meta` of the tools/call request that called it, as JSON ({} without one).",
+      annotations: { readOnlyHint: true },
+    },
+    async (extra) => text(JSON.stringify(extra._meta ?? {})),
+  );
+
+  server.registerTool(
     "crash",
     { description: "Exits the server process at once, without answering." },
     async () => process.exit(1),

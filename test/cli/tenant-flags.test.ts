@@ -7,7 +7,7 @@ import {
   type ScriptedOpenAIServer,
   startScriptedOpenAIServer,
 } from "../../src/testing/scripted-openai-server.js";
-import { agentFile, charterProcess, project, providerConfig } from "./cli-harness.js";
+import { agentFile, charterProcess, cli, project, providerConfig } from "./cli-harness.js";
 
 let server: ScriptedOpenAIServer | null = null;
 afterEach(async () => {
@@ -71,5 +71,25 @@ describe("charter run --tenant --correlation-id, charter runs list --tenant", ()
     } finally {
       await opened.close();
     }
+  });
+
+  it("refuses a correlation id that cannot travel as an HTTP header, with exit code 4", async () => {
+    const files = await project({
+      agent: agentFile("models: [local/test-model]"),
+      config: providerConfig("http://127.0.0.1:9"),
+    });
+    const run = await cli([
+      "run",
+      files.agentPath,
+      "Go.",
+      "--config",
+      files.configPath,
+      "--store",
+      join(files.directory, "charter.db"),
+      "--correlation-id",
+      "req-1\r\nx-injected: 1",
+    ]);
+    expect(run.exitCode).toBe(4);
+    expect(run.stderr).toContain("x-correlation-id");
   });
 });

@@ -65,6 +65,7 @@ describe("an MCP server over Streamable HTTP", () => {
       "remote__list_roots",
       "remote__purge",
       "remote__record",
+      "remote__request_meta",
       "remote__sample",
       "remote__slow",
       "remote__vanish",

@@ -112,6 +112,7 @@ describe("an MCP server over stdio", () => {
       "test__record_slowly",
       "test__record_until_released",
       "test__recording",
+      "test__request_meta",
       "test__sample",
       "test__slow",
       "test__snapshot",
@@ -198,7 +199,7 @@ describe("MCP server lifecycle", () => {
     const paged = await testServer({ env: { CHARTER_TEST_MCP_PAGE_SIZE: "2" } }).start();
     const single = await testServer().start();
     expect(paged.map((tool) => tool.manifest)).toEqual(single.map((tool) => tool.manifest));
-    expect(paged).toHaveLength(16);
+    expect(paged).toHaveLength(17);
   });
 
   it("rejects with MCP_SERVER_FAILED (phase start, exit code, stderr) when the server exits before connecting", async () => {

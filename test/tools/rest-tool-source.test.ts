@@ -158,6 +158,22 @@ describe("REST tools", () => {
     expect(registry.get("rest__create_issue")!.manifest.annotations).toEqual({ openWorldHint: true });
   });
 
+  it("sends the run's correlation id as x-correlation-id, unless the tool configures that header itself", async () => {
+    const registry = await registryOf(
+      {
+        plain: { method: "GET", url: `${server.url}/plain` },
+        traced: { method: "GET", url: `${server.url}/traced`, headers: { "X-Correlation-Id": "configured" } },
+      },
+      { correlationId: "req-42" },
+    );
+    expect((await pipeline(callContext(registry, "rest__plain", {}))).status).toBe("ok");
+    expect((await pipeline(callContext(registry, "rest__traced", {}))).status).toBe("ok");
+    expect(server.requests.map((request) => request.headers["x-correlation-id"])).toEqual([
+      "req-42",
+      "configured",
+    ]);
+  });
+
   it("validates the arguments against parametersSchema before any request is made", async () => {
     const registry = await registryOf({
       get_item: { method: "GET", url: `${server.url}/items/\${parameters.id}`, parametersSchema: itemSchema },

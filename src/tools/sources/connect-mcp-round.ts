@@ -41,6 +41,8 @@ export interface McpConnectionRound {
   /** Called as each attempt begins. */
   readonly onAttempt: () => void;
   readonly traceMessage?: McpMessageTrace;
+  /** The run's correlation id, for the sessions' HTTP headers. */
+  readonly correlationId?: string;
 }
 
 async function connect(session: McpSession, round: McpConnectionRound): Promise<void> {
@@ -92,6 +94,7 @@ export async function connectMcpRound<T>(
       ...(round.features === undefined ? {} : { features: round.features }),
       onLost: round.onLost,
       ...(round.traceMessage === undefined ? {} : { traceMessage: round.traceMessage }),
+      ...(round.correlationId === undefined ? {} : { correlationId: round.correlationId }),
     });
     phase = "start";
     try {

@@ -2,6 +2,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport, SseError } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { withCorrelationIdHeader } from "./correlation-id-fields.js";
 import { ExitObservingStdioTransport } from "./exit-observing-stdio-transport.js";
 import {
   installMcpClientFeatures,
@@ -44,6 +45,7 @@ function transportFor(
   definition: McpServerDefinition,
   cwd: string | undefined,
   fetch: ObservedFetch | null,
+  correlationId: string | undefined,
 ): Transport {
   switch (definition.type) {
     case "stdio": {
@@ -57,13 +59,14 @@ function transportFor(
     }
     case "http":
       return new StreamableHTTPClientTransport(new URL(definition.url), {
-        requestInit: { headers: { ...definition.headers } },
+        requestInit: { headers: withCorrelationIdHeader(definition.headers ?? {}, correlationId) },
         ...(fetch === null ? {} : { fetch }),
         reconnectionOptions: noStreamReconnection,
       });
     case "sse":
+      // The SDK sends these headers with the event stream's GET as well as with every POST.
       return new SSEClientTransport(new URL(definition.url), {
-        requestInit: { headers: { ...definition.headers } },
+        requestInit: { headers: withCorrelationIdHeader(definition.headers ?? {}, correlationId) },
         ...(fetch === null ? {} : { fetch }),
       });
   }
@@ -81,10 +84,12 @@ export function createMcpSession(
     readonly traceMessage?: McpMessageTrace;
     /** Roots and sampling; absent: the run's working directory as the only root, no sampling. */
     readonly features?: McpClientFeatures;
+    /** The run's correlation id: a remote server gets it as `x-correlation-id` with every HTTP request. */
+    readonly correlationId?: string;
   },
 ): McpSession {
   const fetch = definition.type === "stdio" ? null : createObservedFetch(definition.type);
-  const transport = transportFor(definition, options.cwd, fetch);
+  const transport = transportFor(definition, options.cwd, fetch, options.correlationId);
   if (options.traceMessage !== undefined) traceTransport(transport, options.traceMessage);
   const cwd = options.cwd ?? process.cwd();
   const features = options.features ?? { roots: [cwd] };

@@ -15,6 +15,7 @@ import type {
 import { createToolNameFilter } from "../tool-name-filter.js";
 import { classifyMcpFailure, type McpFailure, mcpClosedFailure } from "./classify-mcp-failure.js";
 import { connectMcpRound, McpRoundFailure } from "./connect-mcp-round.js";
+import { correlationIdFields } from "./correlation-id-fields.js";
 import { listMcpTools } from "./list-mcp-tools.js";
 import type { McpClientFeatures, McpElicitationHandler, McpSamplingHandler } from "./mcp-client-features.js";
 import { mcpContentToOutput } from "./mcp-content-to-output.js";
@@ -50,6 +51,11 @@ export interface McpSourceOptions {
    * stops the run for a human answer. Absent: the client does not declare elicitation.
    */
   readonly elicitation?: McpElicitationHandler;
+  /**
+   * The run's correlation id: sent as `x-correlation-id` with every HTTP request to a remote server, and in the
+   * `_meta` of every `tools/call` (`charter/correlationId`) on every transport. Absent: neither is sent.
+   */
+  readonly correlationId?: string;
 }
 
 /**
@@ -118,6 +124,10 @@ export function createMcpSource(
   const startTimeout = options.startTimeoutMs ?? definition.requestTimeout ?? defaultMcpStartTimeoutMs;
   const callTimeout = options.callTimeoutMs ?? definition.requestTimeout ?? defaultMcpCallTimeoutMs;
   const exposes = createToolNameFilter(definition);
+  const callMeta =
+    options.correlationId === undefined
+      ? {}
+      : { _meta: { [correlationIdFields.metaKey]: options.correlationId } };
   const tracker = new McpHealthTracker(
     { server, type: definition.type },
     () => environment.now(),
@@ -247,6 +257,7 @@ export function createMcpSource(
           lastAttemptAt = environment.now();
         },
         ...(options.traceMessage === undefined ? {} : { traceMessage: options.traceMessage }),
+        ...(options.correlationId === undefined ? {} : { correlationId: options.correlationId }),
       },
       afterConnect,
     );
@@ -350,7 +361,7 @@ export function createMcpSource(
       const session = await sessionFor(context.signal);
       try {
         const result = await session.client.callTool(
-          { name: tool.name, arguments: { ...input } },
+          { name: tool.name, arguments: { ...input }, ...callMeta },
           undefined,
           { signal: context.signal, timeout: callTimeout },
         );

@@ -4,6 +4,7 @@ import { deepFreeze } from "../../foundation/deep-freeze.js";
 import { compileJsonSchema } from "../compile-json-schema.js";
 import { describeError } from "../describe-error.js";
 import type { RegisteredTool, ToolExecutionContext, ToolOutput, ToolSource } from "../tool-definition.js";
+import { correlationIdFields } from "./correlation-id-fields.js";
 import { restResponseToOutput } from "./rest-response-to-output.js";
 import { expandBody, expandHeader, expandUrl, placeholdersIn } from "./rest-template.js";
 import type { RestToolDefinition, RestToolMethod } from "./rest-tool-definition.js";
@@ -12,6 +13,11 @@ import { systemCodeOf } from "./system-code-of.js";
 export interface RestToolSourceOptions {
   /** The most bytes of a response body that are read; a longer body fails the call. Default 10 MiB. */
   readonly maxResponseBytes?: number;
+  /**
+   * The run's correlation id, sent as `x-correlation-id` with every request (unless the tool's own `headers`
+   * set that header). Absent: no such header.
+   */
+  readonly correlationId?: string;
 }
 
 /** The prefix of every REST tool's name as the model sees it: `rest__<name>`. */
@@ -96,7 +102,12 @@ function checkDefinition(name: string, definition: RestToolDefinition): Readonly
   return schema;
 }
 
-function restTool(name: string, definition: RestToolDefinition, maxResponseBytes: number): RegisteredTool {
+function restTool(
+  name: string,
+  definition: RestToolDefinition,
+  maxResponseBytes: number,
+  correlationId: string | undefined,
+): RegisteredTool {
   const schema = checkDefinition(name, definition);
   const { method, timeout } = definition;
   const headerTemplates = Object.entries(definition.headers ?? {});
@@ -124,6 +135,8 @@ function restTool(name: string, definition: RestToolDefinition, maxResponseBytes
     const headers = new Headers();
     for (const [header, template] of headerTemplates)
       headers.set(header, expandHeader(header, template, input));
+    if (correlationId !== undefined && !headers.has(correlationIdFields.header))
+      headers.set(correlationIdFields.header, correlationId);
     let body: string | undefined;
     if (hasBody) {
       body = JSON.stringify(expandBody(definition.bodyTemplate, input));
@@ -248,7 +261,7 @@ export function createRestToolSource(
     name: "rest",
     async start() {
       return Object.entries(restTools).map(([name, definition]) =>
-        restTool(name, definition, maxResponseBytes),
+        restTool(name, definition, maxResponseBytes, options.correlationId),
       );
     },
     async close() {},

@@ -104,6 +104,8 @@ export interface ScriptedRawStep {
   readonly status?: number;
   readonly body: string;
   readonly contentType?: string;
+  /** Sent gzip-compressed (`content-encoding: gzip`), its content-length that of the compressed bytes. */
+  readonly gzip?: boolean;
 }
 
 /** The argument text a scripted call is sent with. */

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { gzipSync } from "node:zlib";
 import { anthropicWire } from "./scripted-anthropic-wire.js";
 import { googleWire } from "./scripted-google-wire.js";
 import { ollamaWire } from "./scripted-ollama-wire.js";
@@ -155,13 +156,16 @@ export async function startScriptedProviderServer(
       case "error":
         sendJson(response, step.status, step.body ?? wire.defaultErrorBody(step.status), step.headers);
         return;
-      case "raw":
+      case "raw": {
+        const bytes = step.gzip === true ? gzipSync(step.body) : Buffer.from(step.body);
         response.writeHead(step.status ?? 200, {
           "content-type": step.contentType ?? "application/json",
-          "content-length": Buffer.byteLength(step.body),
+          "content-length": bytes.byteLength,
+          ...(step.gzip === true ? { "content-encoding": "gzip" } : {}),
         });
-        response.end(step.body);
+        response.end(bytes);
         return;
+      }
       default:
         break;
     }

@@ -70,6 +70,33 @@ describe("modelResponseMaxBytes refuses a model response over the limit", () => 
     });
   }
 
+  it("a compressed response is measured as received, not by its declared (compressed) length", async () => {
+    const body = JSON.stringify({
+      id: "chatcmpl-gzip",
+      object: "chat.completion",
+      created: 0,
+      model: "m0",
+      choices: [{ index: 0, message: { role: "assistant", content: huge.text }, finish_reason: "stop" }],
+      usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 },
+    });
+    const run = await runScripted({
+      targets: 2,
+      settings: { modelResponseMaxBytes: 100_000 },
+      // 300 KB of text gzip-compresses to well under the limit's 100 KB: the declared length would pass it.
+      script: [
+        { kind: "raw", body, gzip: true },
+        { kind: "text", text: "small answer" },
+      ],
+    });
+    expect(llmEntries(run.result.accounting).map((entry) => [entry.status, entry.errorCode ?? null])).toEqual(
+      [
+        ["failed", "MODEL_RESPONSE_TOO_LARGE"],
+        ["ok", null],
+      ],
+    );
+    expect(run.result.finalReport).toMatchObject({ content: "small answer" });
+  });
+
   it("a response under the limit is accepted whole", async () => {
     const run = await runScripted({
       settings: { modelResponseMaxBytes: 1_000_000 },

@@ -43,6 +43,13 @@ export function limitResponseSize(fetch: FetchFunction): FetchFunction {
       await response.body.cancel().catch(() => {});
       throw new ResponseTooLargeError(watch.maxBytes);
     }
+    // A declared length within the limit bounds the body (fetch refuses more bytes than declared), so the body
+    // needs no counting stream: a non-streamed answer is read straight from the socket. Not when the body is
+    // encoded: fetch decompresses it, and the length declared is the compressed one.
+    if (Number.isFinite(declared) && isIdentityEncoded(response.headers)) {
+      watch.receivedBytes = declared;
+      return response;
+    }
     const counted = response.body.pipeThrough(
       new TransformStream<Uint8Array, Uint8Array>({
         transform(chunk, controller) {
@@ -62,4 +69,9 @@ export function limitResponseSize(fetch: FetchFunction): FetchFunction {
       headers: response.headers,
     });
   };
+}
+
+function isIdentityEncoded(headers: Headers): boolean {
+  const encoding = headers.get("content-encoding")?.trim().toLowerCase();
+  return encoding === undefined || encoding === "" || encoding === "identity";
 }

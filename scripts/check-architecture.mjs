@@ -9,7 +9,7 @@ const root = resolve(import.meta.dirname, "..", "src");
 /** Which top-level modules each module may import (besides itself). Order mirrors the layering. */
 const core = ["foundation", "contract", "model", "tools", "session", "transcript"];
 // The runner wires concrete pieces together; the demo, the CLI and the library entry point sit on it.
-const wiring = [...core, "config", "store", "runner", "workflow"];
+const wiring = [...core, "config", "abilities", "store", "runner", "workflow"];
 const allowedImports = {
   foundation: [],
   contract: ["foundation"],
@@ -18,9 +18,11 @@ const allowedImports = {
   session: ["foundation", "contract", "model", "tools"],
   transcript: ["foundation", "contract", "session"],
   config: ["foundation", "contract"],
+  // Shared knowledge files, chosen for a task and fitted to a token budget (the model's tokenizer) for the runner.
+  abilities: ["foundation", "contract", "model", "config"],
   store: ["foundation", "contract", "session", "transcript"],
   testing: core,
-  runner: [...core, "config", "store"],
+  runner: [...core, "config", "abilities", "store"],
   conformance: [...core, "config", "runner"],
   // Workflows sit on the runner: each agent step is a full run, each tool step a call through the tool pipeline.
   workflow: [...core, "config", "store", "runner"],

@@ -3,6 +3,12 @@
  * tools, listen to the typed event stream, and test with the scripted models Charter tests itself with.
  */
 
+// Abilities: shared knowledge files injected into agents' system prompts
+export type { Ability, AbilityLibrary } from "./abilities/ability.js";
+export type { AgentAbilities } from "./abilities/agent-abilities.js";
+export { loadAbilityLibrary } from "./abilities/load-ability-library.js";
+export { parseAbilityFile } from "./abilities/parse-ability-file.js";
+export { type AbilitySettingLayers, resolveAgentAbilities } from "./abilities/resolve-agent-abilities.js";
 // Agents, configuration, contracts
 export { type AgentDefinition as AgentFile, loadAgentFile, parseAgentFile } from "./config/agent-file.js";
 export { type LoadConfigurationOptions, loadConfiguration } from "./config/load-configuration.js";

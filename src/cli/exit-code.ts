@@ -18,6 +18,9 @@ const invalidInputCodes: ReadonlySet<ErrorCode> = new Set([
   "CONTRACT_INVALID",
   "WORKFLOW_FILE_INVALID",
   "WORKFLOW_INPUT_INVALID",
+  "ABILITY_INVALID",
+  "ABILITY_DUPLICATE",
+  "ABILITY_UNKNOWN",
 ]);
 
 // Seed 000 §4: 3 is "missing/failed MCP servers"; a `tools` entry that names nothing is a missing server or tool.

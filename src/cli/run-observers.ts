@@ -47,34 +47,38 @@ export function runObservers(
   environment: Readonly<Record<string, string | undefined>> = process.env,
   /** Also told the run's redactor, for what the command prints itself (`--stream`'s tool calls). */
   onRedactor?: (redactor: SecretRedactor) => void,
-): Pick<RunAgentOptions, "onTransition" | "onSecretRedactor" | "traceModelHttp" | "traceMcp"> {
+): Pick<RunAgentOptions, "onTransition" | "onSecretRedactor" | "traceModelHttp" | "traceMcp" | "onWarning"> {
   const stderr = streams.stderr as CliStreams["stderr"] & { hasColors?: () => boolean };
   let redactor: SecretRedactor | null = null;
   const redact = (text: string) => (redactor === null ? text : redactor.redactString(text));
   const write = (text: string) => {
     stderr.write(text);
   };
-  const options: Pick<RunAgentOptions, "onTransition" | "onSecretRedactor" | "traceModelHttp" | "traceMcp"> =
-    {
-      onSecretRedactor: (runRedactor) => {
-        redactor = runRedactor;
-        onRedactor?.(runRedactor);
-      },
-      ...(progressWanted(stderr, flags)
-        ? {
-            onTransition: createProgressReporter({
-              write,
-              colour: colourWanted(stderr, environment),
-              verbose: flags.verbose === true,
-              redact,
-              now: () => performance.now(),
-            }),
-          }
-        : {}),
-      ...(flags["trace-llm"] === true
-        ? { traceModelHttp: (text: string) => write(`charter: ${text}\n`) }
-        : {}),
-      ...(flags["trace-mcp"] === true ? { traceMcp: (text: string) => write(`charter: ${text}\n`) } : {}),
-    };
+  const options: Pick<
+    RunAgentOptions,
+    "onTransition" | "onSecretRedactor" | "traceModelHttp" | "traceMcp" | "onWarning"
+  > = {
+    onSecretRedactor: (runRedactor) => {
+      redactor = runRedactor;
+      onRedactor?.(runRedactor);
+    },
+    // Always shown, whatever else stderr shows (with --json too): it says something was left out of the run.
+    onWarning: (text) =>
+      write(`${redact(`charter: warning: ${text}`)}
+`),
+    ...(progressWanted(stderr, flags)
+      ? {
+          onTransition: createProgressReporter({
+            write,
+            colour: colourWanted(stderr, environment),
+            verbose: flags.verbose === true,
+            redact,
+            now: () => performance.now(),
+          }),
+        }
+      : {}),
+    ...(flags["trace-llm"] === true ? { traceModelHttp: (text: string) => write(`charter: ${text}\n`) } : {}),
+    ...(flags["trace-mcp"] === true ? { traceMcp: (text: string) => write(`charter: ${text}\n`) } : {}),
+  };
   return options;
 }

@@ -12,6 +12,12 @@ const providerModelReference = z
   .string()
   .regex(/^[^/\s]+\/\S+$/, { error: 'expected "provider/model", for example "openai/gpt-4o"' });
 
+/** An ability's id (and so every name of one): lowercase letters, digits and single hyphens between them. */
+export const abilityIdPattern = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+const abilityReference = z.string().regex(abilityIdPattern, {
+  error: "expected an ability id: lowercase letters, digits and hyphens, for example sql-style",
+});
+
 /** One string or a list of strings, always read as a list. */
 function stringOrList(item: z.ZodString, what: string) {
   return z
@@ -76,6 +82,12 @@ export const agentSettingsShape = {
   maxDepth: positiveInteger.optional(),
   /** The input a parent passes when it calls this agent as a sub-agent (JSON Schema); default `{ prompt: string }`. */
   inputSchema: z.record(z.string(), z.unknown()).optional(),
+  /** Abilities always injected into the system prompt, first, in this order (ids from `abilitiesDir`). */
+  coreAbilities: stringOrList(abilityReference, "an ability id").optional(),
+  /** Abilities injected when they match the task (by relevance, then id), after the core ones. */
+  abilities: stringOrList(abilityReference, "an ability id").optional(),
+  /** The most tokens the injected abilities may take (default 2000); what does not fit is cut, with a warning. */
+  abilityTokenBudget: positiveInteger.optional(),
   ...modelParameterShape,
   maxTurns: positiveInteger.optional(),
   maxToolCallsPerTurn: positiveInteger.optional(),

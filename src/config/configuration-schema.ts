@@ -30,6 +30,12 @@ const storeConfigurationSchema = z
 const toolCacheSchema = z.record(z.string().min(1), durationSchema);
 
 /**
+ * The folder of ability files (Markdown, frontmatter `id` and `keywords`, the body the knowledge). A relative path
+ * is relative to the configuration file that sets it (resolved when the file is loaded).
+ */
+const abilitiesDirectorySchema = z.string().min(1);
+
+/**
  * One configuration file before merging. Every key is optional (a higher layer may override a single
  * field of a provider defined lower down), but unknown keys and ill-typed values are caught here, where
  * the file that holds them is still known. Each section's schema lives in its own file.
@@ -43,6 +49,7 @@ export const configurationLayerSchema = z
     pricing: pricingLayerSchema.optional(),
     store: storeConfigurationSchema.optional(),
     toolCache: toolCacheSchema.optional(),
+    abilitiesDir: abilitiesDirectorySchema.optional(),
     defaults: agentSettingsSchema.optional(),
   })
   .strict();
@@ -57,6 +64,8 @@ export const configurationSchema = z
     pricing: pricingSchema.default({}),
     store: storeConfigurationSchema.default({}),
     toolCache: toolCacheSchema.default({}),
+    /** Unset in every file, it stays relative: the runner reads it from the working directory. */
+    abilitiesDir: abilitiesDirectorySchema.default("./abilities"),
     defaults: agentSettingsSchema.default({}),
   })
   .strict()

@@ -92,6 +92,7 @@ export async function loadConfiguration(
     if (!checked.success)
       throw configurationInvalid(candidate.path, schemaIssues(checked.error, [], configurationLayerSchema));
     resolveServerDirectories(expanded, dirname(candidate.path));
+    resolveAbilitiesDirectory(expanded, dirname(candidate.path));
     layers.push({ ...candidate, present: true, envFile: fileVariables.size > 0 ? envPath : null });
     loaded.push({ path: candidate.path, data: expanded });
   }
@@ -205,6 +206,12 @@ function resolveServerDirectories(data: Record<string, unknown>, directory: stri
   for (const server of Object.values(servers ?? {})) {
     if (server.cwd !== undefined && !isAbsolute(server.cwd)) server.cwd = resolve(directory, server.cwd);
   }
+}
+
+/** A relative `abilitiesDir` is relative to the file that sets it, as a server's `cwd` is. */
+function resolveAbilitiesDirectory(data: Record<string, unknown>, directory: string): void {
+  if (typeof data.abilitiesDir === "string" && !isAbsolute(data.abilitiesDir))
+    data.abilitiesDir = resolve(directory, data.abilitiesDir);
 }
 
 /** The files (highest precedence first) that define the object a merged-configuration issue is about. */

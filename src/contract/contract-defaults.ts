@@ -45,6 +45,8 @@ export interface ContractDefaults {
     readonly format: OutputFormat;
     readonly schema: Readonly<Record<string, unknown>> | null;
   };
+  /** The most tokens an agent's injected abilities may take. */
+  readonly abilityTokenBudget: number;
   readonly truncationMarker: string;
   readonly summarizerModel: string | null;
   readonly grammarProfile: string | null;
@@ -91,6 +93,7 @@ export const contractDefaults: ContractDefaults = deepFreeze({
   reasoningTokens: null,
   stream: false,
   output: { format: "markdown", schema: null },
+  abilityTokenBudget: 2000,
   truncationMarker: "[…truncated]",
   summarizerModel: null,
   grammarProfile: null,

@@ -37,7 +37,9 @@ export interface ContractDecider {
     modelValue: ModelParameterSettings[Key] | undefined,
   ): { readonly value: SettingValue<Key> | Fallback; readonly source: DecisionSource };
   record(decisionKey: string, source: DecisionSource): void;
-  readonly decisions: Record<string, DecisionSource>;
+  /** A decision whose record is a sentence rather than a source (what was cut to fit a budget, say). */
+  note(decisionKey: string, text: string): void;
+  readonly decisions: Record<string, string>;
 }
 
 export function contractDecider(input: ContractFactoryInput): ContractDecider {
@@ -46,7 +48,7 @@ export function contractDecider(input: ContractFactoryInput): ContractDecider {
     ["agent", input.agent.settings],
     ["configuration", input.configurationDefaults],
   ];
-  const decisions: Record<string, DecisionSource> = {};
+  const decisions: Record<string, string> = {};
 
   function layered<Key extends keyof ContractSettings>(key: Key): LayeredSetting<Key> | undefined {
     for (const [source, settings] of layers) {
@@ -92,6 +94,9 @@ export function contractDecider(input: ContractFactoryInput): ContractDecider {
     forTarget,
     record(decisionKey: string, source: DecisionSource): void {
       decisions[decisionKey] = source;
+    },
+    note(decisionKey: string, text: string): void {
+      decisions[decisionKey] = text;
     },
     decisions,
   });

@@ -69,6 +69,39 @@ export interface ContractModelTargetInput {
   readonly parameters?: ModelParameterSettings;
 }
 
+/** One ability as injected: what the contract records of it (its text is in the system prompt). */
+export interface InjectedAbility {
+  readonly id: string;
+  /** `core`: named in `coreAbilities`, always first; `matched`: a candidate from `abilities` that matched the task. */
+  readonly kind: "core" | "matched";
+  /** BLAKE3 of the ability's whole knowledge text (its body), whether or not it was cut. */
+  readonly contentHash: string;
+  /** The keyword relevance that selected a matched ability; null for a core ability. */
+  readonly relevance: number | null;
+  /** Tokens of the ability's section in the injected text. */
+  readonly tokens: number;
+  /** Cut at a token boundary to fit the budget. */
+  readonly truncated: boolean;
+}
+
+/**
+ * The abilities prepended to the system prompt (planned by the runner, which can count tokens): the text, what it
+ * holds, and the budget it was fitted to. The factory records it in the contract, so it is hashed with it.
+ */
+export interface ContractAbilityInjection {
+  /** Prepended to the agent's system prompt (separated by a blank line); empty when nothing matched. */
+  readonly text: string;
+  /** Tokens of `text`, counted with the context guard's tokenizer; never more than `tokenBudget`. */
+  readonly tokens: number;
+  readonly tokenBudget: number;
+  readonly tokenBudgetSource: DecisionSource;
+  readonly injected: readonly InjectedAbility[];
+  /** Abilities that were to be injected but did not fit at all, in priority order. */
+  readonly leftOut: readonly Omit<InjectedAbility, "tokens" | "truncated">[];
+  /** What was cut or left out, in words (recorded in `decisions`); null when everything fitted. */
+  readonly cut: string | null;
+}
+
 export interface ContractFactoryInput {
   readonly agent: { readonly id: string; readonly systemPrompt: string; readonly settings: ContractSettings };
   readonly configurationDefaults: ContractSettings;
@@ -82,6 +115,11 @@ export interface ContractFactoryInput {
   /** Wins over every `modelProfile` setting when given. */
   readonly modelProfileId?: string;
   readonly adapterVersion: string;
+  /**
+   * The abilities injected for this run's task, or absent when the agent names none: the contract then keeps the
+   * shape (and schema version) it had before abilities existed, so runs recorded then still resume.
+   */
+  readonly abilities?: ContractAbilityInjection;
   /** Supplies `contract_id` and `created_at`, the two fields the hash leaves out. */
   readonly environment: RuntimeEnvironment;
 }

@@ -1,7 +1,7 @@
 import { deepFreeze } from "../foundation/deep-freeze.js";
 import { contractDefaults } from "./contract-defaults.js";
 import { contractDecider } from "./contract-factory-decider.js";
-import type { ContractFactoryInput } from "./contract-factory-input.js";
+import type { ContractAbilityInjection, ContractFactoryInput } from "./contract-factory-input.js";
 import { contractInvalid } from "./contract-factory-invalid.js";
 import {
   resolveTargetAttemptBounds,
@@ -10,12 +10,36 @@ import {
 import { sortedToolManifest } from "./contract-factory-tool-manifest.js";
 import { computeContractHash } from "./contract-hash.js";
 import {
+  abilitiesContractSchemaVersion,
+  type ContractAbilities,
   contractSchemaVersion,
   type ExecutionContract,
   type ExecutionContractContent,
   executionContractContentSchema,
 } from "./execution-contract.js";
 import { rememberVerifiedContract } from "./verified-contracts.js";
+
+/** The `abilities` field of a version-4 contract, from the runner's plan. */
+function contractAbilities(injection: ContractAbilityInjection): ContractAbilities {
+  return {
+    token_budget: injection.tokenBudget,
+    tokens: injection.tokens,
+    injected: injection.injected.map((ability) => ({
+      id: ability.id,
+      kind: ability.kind,
+      content_hash: ability.contentHash,
+      relevance: ability.relevance,
+      tokens: ability.tokens,
+      truncated: ability.truncated,
+    })),
+    left_out: injection.leftOut.map((ability) => ({
+      id: ability.id,
+      kind: ability.kind,
+      content_hash: ability.contentHash,
+      relevance: ability.relevance,
+    })),
+  };
+}
 
 /** The most format retries a strict contract may allow (seed 002 §7.6: "bounded (<=1)"). */
 export const strictMaxFormatRetries = 1;
@@ -74,12 +98,23 @@ export function buildExecutionContract(input: ContractFactoryInput): ExecutionCo
     decide("model_profile_id", "modelProfile", `${primaryTarget.provider}/${primaryTarget.model}`);
   if (input.modelProfileId !== undefined) decide.record("model_profile_id", "input");
 
+  const abilities = input.abilities;
+  if (abilities !== undefined) {
+    decide.record("ability_token_budget", abilities.tokenBudgetSource);
+    if (abilities.cut !== null) decide.note("abilities_cut", abilities.cut);
+  }
   const draft = {
-    schema_version: contractSchemaVersion,
+    schema_version: abilities === undefined ? contractSchemaVersion : abilitiesContractSchemaVersion,
     parent_contract_hash: input.parentContractHash,
     model_profile_id: modelProfileId,
     agent_id: input.agent.id,
-    system_prompt: input.agent.systemPrompt,
+    // Abilities come first (seed 003 INV-AGT-ABL-001): prepended, so the prompt the model sees is the one hashed.
+    system_prompt:
+      abilities === undefined || abilities.text === ""
+        ? input.agent.systemPrompt
+        : input.agent.systemPrompt === ""
+          ? abilities.text
+          : `${abilities.text}\n\n${input.agent.systemPrompt}`,
     tool_policy: decide("tool_policy", "toolPolicy", contractDefaults.toolPolicy),
     allowed_tools: decide("allowed_tools", "allowedTools", contractDefaults.allowedTools),
     strict_mode: decide("strict_mode", "strict", contractDefaults.strict),
@@ -141,6 +176,7 @@ export function buildExecutionContract(input: ContractFactoryInput): ExecutionCo
     output: { format: output.format, schema: output.schema ?? null },
     tool_manifest: sortedToolManifest(input.toolManifest),
     decisions: decide.decisions,
+    ...(abilities === undefined ? {} : { abilities: contractAbilities(abilities) }),
   };
 
   // Strict mode bounds the retry ladder at one format retry (seed 002 §7.6): a contract asking for more is

@@ -8,10 +8,17 @@ import { z } from "zod";
 export const contractSchemaVersion = 3;
 
 /**
+ * The version of a contract whose agent names abilities: version 3 plus the `abilities` field (what was injected
+ * into the system prompt, and the budget). A contract without abilities is still built as version 3, unchanged, so
+ * a run recorded before abilities existed rebuilds to the same hash and resumes.
+ */
+export const abilitiesContractSchemaVersion = 4;
+
+/**
  * Contract versions a recorded run may carry. A version-2 contract keeps the session rules it was recorded
  * under (see session/session-rules.ts), so that old runs still verify, resume and replay.
  */
-export const supportedContractSchemaVersions = [2, 3] as const;
+export const supportedContractSchemaVersions = [2, 3, 4] as const;
 export type ContractSchemaVersion = (typeof supportedContractSchemaVersions)[number];
 
 export const toolPolicySchema = z.enum(["required", "optional", "forbidden"]);
@@ -83,9 +90,33 @@ export const toolManifestEntrySchema = z
   .strict();
 export type ToolManifestEntry = z.infer<typeof toolManifestEntrySchema>;
 
-export const executionContractContentSchema = z
+const injectedAbilityShape = {
+  id: z.string().min(1),
+  kind: z.enum(["core", "matched"]),
+  /** BLAKE3 of the ability's whole knowledge text. */
+  content_hash: z.string().regex(/^[0-9a-f]{64}$/),
+  /** The keyword relevance that selected a matched ability; null for a core one. */
+  relevance: nonNegativeInteger.nullable(),
+};
+
+/** What was injected into the system prompt (schema version 4): each ability's id and content hash, in order. */
+export const contractAbilitiesSchema = z
   .object({
-    schema_version: z.union([z.literal(2), z.literal(3)]),
+    token_budget: positiveInteger,
+    /** Tokens of the injected text (the system prompt before the agent's own), never above the budget. */
+    tokens: nonNegativeInteger,
+    injected: z.array(
+      z.object({ ...injectedAbilityShape, tokens: nonNegativeInteger, truncated: z.boolean() }).strict(),
+    ),
+    /** Abilities that did not fit at all, in priority order. */
+    left_out: z.array(z.object(injectedAbilityShape).strict()),
+  })
+  .strict();
+export type ContractAbilities = z.infer<typeof contractAbilitiesSchema>;
+
+const contentObjectSchema = z
+  .object({
+    schema_version: z.union([z.literal(2), z.literal(3), z.literal(4)]),
     parent_contract_hash: z.string().nullable(),
     model_profile_id: z.string().min(1),
     agent_id: z.string().min(1),
@@ -150,17 +181,37 @@ export const executionContractContentSchema = z
     tool_manifest: z.array(toolManifestEntrySchema),
     /** Where each decision came from (agent file, configuration, command line, default): traceable provenance. */
     decisions: z.record(z.string(), z.string()),
+    /** The abilities prepended to `system_prompt`: present exactly in version 4. */
+    abilities: contractAbilitiesSchema.optional(),
   })
   .strict();
 
+/** Version 4 is version 3 plus `abilities`: the field is present exactly in version 4. */
+function abilitiesMatchVersion(content: {
+  readonly schema_version: number;
+  readonly abilities?: ContractAbilities | undefined;
+}): boolean {
+  return (content.schema_version === 4) === (content.abilities !== undefined);
+}
+const abilitiesVersionIssue = {
+  error: "abilities are recorded exactly in contracts of schema version 4",
+  path: ["abilities"],
+};
+
+export const executionContractContentSchema = contentObjectSchema.refine(
+  abilitiesMatchVersion,
+  abilitiesVersionIssue,
+);
+
 export type ExecutionContractContent = z.infer<typeof executionContractContentSchema>;
 
-export const executionContractSchema = executionContractContentSchema
+export const executionContractSchema = contentObjectSchema
   .extend({
     contract_id: z.string().min(1),
     contract_hash: z.string().regex(/^[0-9a-f]{64}$/),
     created_at: z.string(),
   })
-  .strict();
+  .strict()
+  .refine(abilitiesMatchVersion, abilitiesVersionIssue);
 
 export type ExecutionContract = Readonly<z.infer<typeof executionContractSchema>>;

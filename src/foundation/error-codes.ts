@@ -14,6 +14,11 @@ export const errorCodes = [
   // not match the workflow's `input` schema: refused before any step runs.
   "WORKFLOW_FILE_INVALID",
   "WORKFLOW_INPUT_INVALID",
+  // Abilities (shared knowledge files): an invalid ability file, two files with one id, an agent naming an
+  // ability that does not exist.
+  "ABILITY_INVALID",
+  "ABILITY_DUPLICATE",
+  "ABILITY_UNKNOWN",
   // The library used in a way this package cannot serve: a schema of an unsupported zod major version, or
   // `require("charter")` (an ES module whose graph awaits at its top level).
   "ZOD_VERSION_UNSUPPORTED",

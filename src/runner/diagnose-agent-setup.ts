@@ -1,4 +1,7 @@
 import { homedir } from "node:os";
+import { resolve } from "node:path";
+import { loadAbilityLibrary } from "../abilities/load-ability-library.js";
+import { resolveAgentAbilities } from "../abilities/resolve-agent-abilities.js";
 import type { AgentDefinition } from "../config/agent-file.js";
 import { loadAgentFile } from "../config/agent-file.js";
 import type { LoadedConfiguration } from "../config/load-configuration.js";
@@ -70,6 +73,29 @@ export async function diagnoseAgentSetup(options: AgentSetupOptions): Promise<Se
     } catch (error) {
       checks.push(failure("agent", error, fixForInvalidFile(error)));
       return checks;
+    }
+  }
+
+  // Abilities: every id the agent names must be in the abilities folder, and the folder must be valid.
+  if (agent !== null) {
+    try {
+      const abilities = await resolveAgentAbilities({
+        agentFile: agent.path,
+        layers: { overrides: {}, agent: agent.settings, defaults: configuration.defaults },
+        loadLibrary: () =>
+          loadAbilityLibrary(resolve(options.cwd ?? process.cwd(), configuration.abilitiesDir)),
+      });
+      if (abilities !== null) {
+        const ids = (list: readonly { id: string }[]) =>
+          list.length === 0 ? "none" : list.map((ability) => ability.id).join(", ");
+        checks.push({
+          check: "abilities",
+          ok: true,
+          detail: `core: ${ids(abilities.core)}; when the task matches: ${ids(abilities.candidates)}; budget ${abilities.tokenBudget} tokens`,
+        });
+      }
+    } catch (error) {
+      checks.push(failure("abilities", error, fixForAbility(error)));
     }
   }
 
@@ -249,6 +275,18 @@ function fixForInvalidFile(error: unknown): string {
     return `in ${String(file)}, rename ${key} to ${suggestion}`;
   if (typeof key === "string" && key !== "") return `in ${String(file)}, correct ${key}`;
   return `correct ${String(file ?? "the file")}`;
+}
+
+function fixForAbility(error: unknown): string {
+  if (!CharterError.isInstance(error)) return "see the error above";
+  const { file, key, id, suggestion, directory } = error.details as Record<string, unknown>;
+  if (error.code === "ABILITY_UNKNOWN") {
+    return typeof suggestion === "string"
+      ? `in ${String(file)}, change "${String(id)}" in ${String(key)} to "${suggestion}"`
+      : `add an ability with id "${String(id)}" to ${String(directory)}, or remove it from ${String(key)} in ${String(file)} (abilitiesDir in the configuration names the folder)`;
+  }
+  if (error.code === "ABILITY_DUPLICATE") return "give one of the two files another id";
+  return fixForInvalidFile(error);
 }
 
 function fixForModelError(error: unknown, target: ResolvedModelTarget): string {

@@ -1,3 +1,6 @@
+import type { AgentAbilities } from "../abilities/agent-abilities.js";
+import { fitAbilities } from "../abilities/fit-abilities.js";
+import { type SelectedAbility, selectAbilities } from "../abilities/select-abilities.js";
 import type { AgentMessage } from "../contract/agent-message.js";
 import { systemMessage, userMessage } from "../contract/agent-message.js";
 import { buildExecutionContract } from "../contract/contract-factory.js";
@@ -16,7 +19,7 @@ import type { CharterEvent } from "../session/charter-event.js";
 import { createSessionContext } from "../session/create-session-context.js";
 import { runSession } from "../session/run-session.js";
 import type { SessionCheckpoint } from "../session/session-checkpoint.js";
-import type { RunIdentity } from "../session/session-context.js";
+import type { RunIdentity, SessionContext } from "../session/session-context.js";
 import type { ToolCallExecutor } from "../session/session-dependencies.js";
 import { sessionErrorFrom } from "../session/session-error-from.js";
 import type { PreflightProblem } from "../session/session-event.js";
@@ -49,6 +52,11 @@ export interface AgentDefinition {
   readonly models: readonly ModelClient[];
   /** Prices per target (same order as `targets`), for `costUsd`; missing or null means unknown. */
   readonly pricing?: readonly (ModelPricing | null)[];
+  /**
+   * The abilities the agent names (see abilities/resolve-agent-abilities.ts): prepended to the system prompt of each
+   * run, core ones always, the others when they match the run's prompt, within their token budget.
+   */
+  readonly abilities?: AgentAbilities | null;
   /** Every tool the agent may use (MCP tools, function tools); `tool_output` and `final_report` are added. */
   readonly tools?: readonly RegisteredTool[];
   readonly parentContractHash?: string | null;
@@ -120,10 +128,19 @@ export interface AgentRunOutput {
 }
 
 export interface PreparedAgent {
-  /** The contract every run starts from (each run gets its own id and creation time, same hash). */
+  /**
+   * The contract every run starts from (each run gets its own id and creation time, same hash). For an agent with
+   * abilities that depend on the task, this is the contract of a prompt that matches none of them (core abilities
+   * only); `contractFor` gives the one a given prompt runs under.
+   */
   readonly contract: ExecutionContract;
+  /** The contract a run of this prompt runs under (its abilities chosen for the prompt), before its per-run id. */
+  contractFor(prompt: string): ExecutionContract;
   run(options: AgentRunOptions): Promise<AgentRunOutput>;
 }
+
+/** Contracts kept per distinct ability selection; a long-lived agent serving endless prompts stays bounded. */
+const rememberedSelections = 64;
 
 /**
  * Prepares an agent once (contract built, validated and hashed; JSON schemas compiled; tool specs counted)
@@ -145,30 +162,67 @@ export function prepareAgent(definition: AgentDefinition): PreparedAgent {
       store: createToolOutputStore({ runHash: "manifest", countTokens: estimator.countText }),
     }),
   );
-  const template = buildExecutionContract({
-    agent: definition.agent,
-    configurationDefaults: defaults,
-    overrides,
-    modelTargets: definition.targets,
-    toolManifest: [...manifestRegistry.manifest(), finalReport.manifest],
-    parentContractHash: definition.parentContractHash ?? null,
-    adapterVersion: ADAPTER_VERSION,
-    environment,
-  });
-  const context = createSessionContext({
-    contract: template,
-    tokenEstimator: estimator,
-    validateFinalReport: finalReport.validateArguments,
-    validateTextAsJsonReport: finalReport.validateText,
-    ...(definition.pricing !== undefined ? { pricing: definition.pricing } : {}),
-    ...(definition.trace !== undefined
-      ? {
-          callPath: definition.trace.callPath,
-          parentTxnId: definition.trace.parentTxnId,
-          originTxnId: definition.trace.originTxnId,
-        }
-      : {}),
-  });
+  const abilities = definition.abilities ?? null;
+  const toolManifest = [...manifestRegistry.manifest(), finalReport.manifest];
+  const sessionContextFor = (contract: ExecutionContract): SessionContext =>
+    createSessionContext({
+      contract,
+      tokenEstimator: estimator,
+      validateFinalReport: finalReport.validateArguments,
+      validateTextAsJsonReport: finalReport.validateText,
+      ...(definition.pricing !== undefined ? { pricing: definition.pricing } : {}),
+      ...(definition.trace !== undefined
+        ? {
+            callPath: definition.trace.callPath,
+            parentTxnId: definition.trace.parentTxnId,
+            originTxnId: definition.trace.originTxnId,
+          }
+        : {}),
+    });
+  // One contract per ability selection. Which abilities a run gets depends on its prompt, and the injected text is
+  // part of the system prompt, hence of the contract's content and hash: a prompt that selects other abilities runs
+  // under another contract. Prompts that select the same ones share it (one build, then a per-run instance).
+  const prepared = new Map<string, { contract: ExecutionContract; context: SessionContext }>();
+  function preparedFor(selected: readonly SelectedAbility[] | null): {
+    contract: ExecutionContract;
+    context: SessionContext;
+  } {
+    const key =
+      selected === null
+        ? ""
+        : JSON.stringify(selected.map((entry) => [entry.ability.id, entry.kind, entry.relevance]));
+    const known = prepared.get(key);
+    if (known !== undefined) return known;
+    const contract = buildExecutionContract({
+      agent: definition.agent,
+      configurationDefaults: defaults,
+      overrides,
+      modelTargets: definition.targets,
+      toolManifest,
+      parentContractHash: definition.parentContractHash ?? null,
+      adapterVersion: ADAPTER_VERSION,
+      environment,
+      // Counted with the context guard's own estimator, and only for an agent that names abilities: an agent
+      // without any never loads the tokenizer here.
+      ...(abilities === null || selected === null
+        ? {}
+        : {
+            abilities: fitAbilities(selected, {
+              tokenBudget: abilities.tokenBudget,
+              tokenBudgetSource: abilities.tokenBudgetSource,
+              countText: estimator.countText,
+            }),
+          }),
+    });
+    const entry = { contract, context: sessionContextFor(contract) };
+    if (prepared.size >= rememberedSelections) prepared.clear();
+    prepared.set(key, entry);
+    return entry;
+  }
+  /** What a run of this (already redacted) prompt runs under: its abilities are chosen before any inference. */
+  const preparedForPrompt = (redactedPrompt: string) =>
+    preparedFor(abilities === null ? null : selectAbilities(abilities, redactedPrompt));
+  const template = preparedFor(abilities === null ? null : selectAbilities(abilities, "")).contract;
   // Before execution: the cache answers first (a hit needs no queue slot), then the queue bounds what runs.
   const beforeExecution: ToolStage[] = [];
   if (definition.toolCache !== undefined)
@@ -187,9 +241,14 @@ export function prepareAgent(definition: AgentDefinition): PreparedAgent {
 
   return {
     contract: template,
+    contractFor: (prompt) => preparedForPrompt(redactor.redactString(prompt)).contract,
     async run(options) {
       const runId = options.runId ?? environment.newId("run");
-      const contract = issueContractInstance(template, environment);
+      // Abilities are matched against the prompt as the session receives it (redacted): a resume, which reads it
+      // back from the record, chooses the same ones and so rebuilds the same contract.
+      const prompt = redactor.redactString(options.prompt);
+      const { contract: runTemplate, context } = preparedForPrompt(prompt);
+      const contract = issueContractInstance(runTemplate, environment);
       const outputStore = createToolOutputStore({
         runHash: blake3Hex(runId).slice(0, 24),
         countTokens: estimator.countText,
@@ -226,10 +285,8 @@ export function prepareAgent(definition: AgentDefinition): PreparedAgent {
       });
       transcript.writeContract(contract);
       const onTransition = options.onTransition;
-      const conversation: AgentMessage[] = [
-        systemMessage(definition.agent.systemPrompt),
-        userMessage(redactor.redactString(options.prompt)),
-      ];
+      // The contract's system prompt: the agent's own, with the run's abilities prepended.
+      const conversation: AgentMessage[] = [systemMessage(contract.system_prompt), userMessage(prompt)];
       const { result: sessionResult, state } = await runSession(
         {
           contract,

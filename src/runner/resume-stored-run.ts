@@ -16,7 +16,10 @@ import { type RunAgentOptions, runAgentFile } from "./run-agent.js";
 import { selectRunStore } from "./select-run-store.js";
 
 export interface ResumeStoredRunOptions
-  extends Pick<RunAgentOptions, "onTransition" | "onSecretRedactor" | "traceModelHttp" | "traceMcp"> {
+  extends Pick<
+    RunAgentOptions,
+    "onTransition" | "onSecretRedactor" | "traceModelHttp" | "traceMcp" | "onWarning"
+  > {
   readonly runId: string;
   /** `--approve <call-id>`: pending destructive calls to run (each call the run waits on, in its turn, once). */
   readonly approve?: readonly string[];
@@ -74,6 +77,8 @@ export async function resumeStoredRun(options: ResumeStoredRunOptions): Promise<
   let answers = new Map<string, McpElicitationAnswer>();
   let prepared: {
     invocation: RunInvocation;
+    /** The task the run was started with, as recorded (redacted): abilities are chosen for it again. */
+    prompt: string;
     checkpoint: SessionCheckpoint;
     transcriptCreatedAt: string;
     continueFrom: { entryCount: number; headHash: string };
@@ -133,6 +138,7 @@ export async function resumeStoredRun(options: ResumeStoredRunOptions): Promise<
     // servers, contract hash) has passed: a refused resume leaves it as it was, waiting for its approval.
     prepared = {
       invocation: document.invocation,
+      prompt: document.state.conversation.find((message) => message.role === "user")?.content ?? "",
       checkpoint: document,
       transcriptCreatedAt: run.header.created_at,
       continueFrom: { entryCount: run.entryCount, headHash: run.headHash },
@@ -148,7 +154,8 @@ export async function resumeStoredRun(options: ResumeStoredRunOptions): Promise<
   return runAgentFile(
     {
       agentPath: prepared.invocation.agent_path,
-      prompt: "",
+      // The conversation continues from the checkpoint; the prompt only chooses the abilities, hence the contract.
+      prompt: prepared.prompt,
       cwd: prepared.invocation.cwd,
       set: prepared.invocation.set,
       ...(prepared.invocation.config_path !== null ? { configPath: prepared.invocation.config_path } : {}),
@@ -167,6 +174,7 @@ export async function resumeStoredRun(options: ResumeStoredRunOptions): Promise<
       ...(options.onSecretRedactor !== undefined ? { onSecretRedactor: options.onSecretRedactor } : {}),
       ...(options.traceModelHttp !== undefined ? { traceModelHttp: options.traceModelHttp } : {}),
       ...(options.traceMcp !== undefined ? { traceMcp: options.traceMcp } : {}),
+      ...(options.onWarning !== undefined ? { onWarning: options.onWarning } : {}),
     },
     {
       runId: options.runId,

@@ -57,6 +57,11 @@ export interface RunAgentOptions {
    * for callers that print what they observe (the CLI's `--verbose`), so that they print it redacted too.
    */
   readonly onSecretRedactor?: (redactor: SecretRedactor) => void;
+  /**
+   * Told what needs the user's attention but does not stop the run (abilities cut to fit their token budget), as
+   * one line of text; the CLI prints it on stderr. The same is recorded in the contract's decisions.
+   */
+  readonly onWarning?: (text: string) => void;
   /** `--trace-llm`: each HTTP exchange with a model endpoint, as redacted text (sub-agents' included). */
   readonly traceModelHttp?: (text: string) => void;
   /** `--trace-mcp`: each JSON-RPC message to and from an MCP server, as redacted text (sub-agents' included). */

@@ -1,5 +1,9 @@
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
+import type { AbilityLibrary } from "../abilities/ability.js";
+import type { AgentAbilities } from "../abilities/agent-abilities.js";
+import { loadAbilityLibrary } from "../abilities/load-ability-library.js";
+import { resolveAgentAbilities } from "../abilities/resolve-agent-abilities.js";
 import { type AgentDefinition as AgentFile, loadAgentFile } from "../config/agent-file.js";
 import type { AgentSettings } from "../config/agent-settings-schema.js";
 import { type LoadedConfiguration, loadConfiguration } from "../config/load-configuration.js";
@@ -53,6 +57,8 @@ interface RunContext {
   readonly store: RunStore;
   readonly invocation: RunInvocation;
   readonly resume: ResumeRequest | null;
+  /** The abilities folder's contents, read once per run tree and only when an agent names an ability. */
+  readonly abilityLibrary: () => Promise<AbilityLibrary>;
 }
 
 /**
@@ -119,6 +125,10 @@ export async function runAgentFile(
         set: options.set ?? [],
       },
       resume,
+      abilityLibrary: once(() =>
+        // Relative only when no configuration file set it: then it is read from the working directory.
+        loadAbilityLibrary(resolve(cwd, loaded.configuration.abilitiesDir)),
+      ),
     };
     const maxDepth =
       context.overrides.maxDepth ?? agent.settings.maxDepth ?? loaded.configuration.defaults.maxDepth;
@@ -151,9 +161,12 @@ async function runLoadedAgent(
   // Known once resolved: a run that fails before its session starts is stored under the contract known by then.
   let targets: ReturnType<typeof resolveModelTargets> | null = null;
   let preparedContract: ExecutionContract | null = null;
+  let abilities: AgentAbilities | null = null;
   let sessionStarted = false;
   let heartbeat: ReturnType<typeof setInterval> | null = null;
   try {
+    // First: an ability the agent names that does not exist stops the run before anything starts or is stored.
+    abilities = await abilitiesOf(context, agent, overrides);
     targets = resolveModelTargets(selectModelReferences(overrides, agent.settings, defaults), configuration);
     const toolReferences = overrides.tools ?? agent.settings.tools ?? defaults.tools ?? [];
     const traceModelHttp = context.options.traceModelHttp;
@@ -199,6 +212,8 @@ async function runLoadedAgent(
     const subAgents: RegisteredTool[] = [];
     for (const path of agent.settings.agents ?? []) {
       const child = await loadAgentFile(resolve(agent.directory, path));
+      // A sub-agent's abilities are checked now, with its file, not when it is first called.
+      await abilitiesOf(context, child, {});
       subAgents.push(
         createSubAgentTool({
           child,
@@ -245,6 +260,7 @@ async function runLoadedAgent(
       environment,
       redactor,
       trace: { callPath: trace.callPath, parentTxnId: trace.parentTxnId, originTxnId: trace.originTxnId },
+      abilities,
       queues: processToolQueues(configuration.queues),
       ...(Object.keys(configuration.toolCache).length > 0
         ? {
@@ -261,8 +277,16 @@ async function runLoadedAgent(
         : {}),
       extract: createExtractionRunner({ targets, models, environment, redactor, callPath: trace.callPath }),
     });
-    contractHash = prepared.contract.contract_hash;
-    preparedContract = prepared.contract;
+    // The contract of this run's prompt: its abilities are chosen for it, before any inference.
+    const runContract = prepared.contractFor(prompt);
+    contractHash = runContract.contract_hash;
+    preparedContract = runContract;
+    const abilitiesCut = runContract.decisions.abilities_cut;
+    if (abilitiesCut !== undefined) {
+      context.options.onWarning?.(
+        `agent ${agent.id}: abilities cut to fit abilityTokenBudget (${abilitiesCut}); raise abilityTokenBudget to keep them whole`,
+      );
+    }
     // Preflight: every entry of `tools` must name something that exists (issue 2), never silently nothing.
     const offered = new Set(prepared.contract.tool_manifest.map((tool) => tool.name));
     const denied = started.denied.find(({ reference }) => !offered.has(reference));
@@ -297,13 +321,13 @@ async function runLoadedAgent(
         details: { runId },
       });
     }
-    if (resume !== null && resume.contractHash !== prepared.contract.contract_hash) {
+    if (resume !== null && resume.contractHash !== runContract.contract_hash) {
       // Same contract hash or nothing: the agent file, configuration or overrides changed since the run started.
       throw new CharterError(
         "RUN_NOT_RESUMABLE",
         "the agent and configuration no longer give the run's contract",
         {
-          details: { runId, expected: resume.contractHash, actual: prepared.contract.contract_hash },
+          details: { runId, expected: resume.contractHash, actual: runContract.contract_hash },
         },
       );
     }
@@ -413,16 +437,17 @@ async function runLoadedAgent(
           targets: resolvedTargets,
           models: resolvedTargets.map((target) => createModelClient(target, { environment })),
           tools: [],
+          abilities,
           parentContractHash: trace.parentContractHash,
           environment,
           redactor,
-        }).contract;
+        }).contractFor(prompt);
       return await storePreflightFailure({
         store: context.store,
         runId,
         agentId: agent.id,
         contract,
-        systemPrompt: agent.systemPrompt,
+        systemPrompt: contract.system_prompt,
         prompt,
         tenantId: context.options.tenantId ?? null,
         correlationId: context.options.correlationId ?? null,
@@ -439,6 +464,28 @@ async function runLoadedAgent(
     if (heartbeat !== null) clearInterval(heartbeat);
     await Promise.allSettled(sources.map((source) => source.close()));
   }
+}
+
+/** The abilities an agent names, resolved against the run's abilities folder (null when it names none). */
+function abilitiesOf(
+  context: RunContext,
+  agent: AgentFile,
+  overrides: AgentSettings,
+): Promise<AgentAbilities | null> {
+  return resolveAgentAbilities({
+    agentFile: agent.path,
+    layers: { overrides, agent: agent.settings, defaults: context.loaded.configuration.defaults },
+    loadLibrary: context.abilityLibrary,
+  });
+}
+
+/** A function that calls `load` the first time only, and returns that first promise ever after. */
+function once<Value>(load: () => Promise<Value>): () => Promise<Value> {
+  let loaded: Promise<Value> | null = null;
+  return () => {
+    loaded ??= load();
+    return loaded;
+  };
 }
 
 /**

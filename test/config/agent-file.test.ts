@@ -68,6 +68,9 @@ approvedTools: [delete_file]
 readOnlyTools: [github]
 idempotentTools: read_file
 maxDepth: 3
+coreAbilities: house-rules
+abilities: [indexes, joins]
+abilityTokenBudget: 1500
 inputSchema:
   type: object
   required: [prompt]`;
@@ -89,6 +92,9 @@ describe("parseAgentFile", () => {
       readOnlyTools: ["github"],
       idempotentTools: ["read_file"],
       maxDepth: 3,
+      coreAbilities: ["house-rules"],
+      abilities: ["indexes", "joins"],
+      abilityTokenBudget: 1500,
       inputSchema: { type: "object", required: ["prompt"] },
       temperature: 0.2,
       topP: 0.9,

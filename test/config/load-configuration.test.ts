@@ -81,6 +81,7 @@ describe("loadConfiguration layers", () => {
       pricing: {},
       store: {},
       toolCache: {},
+      abilitiesDir: "./abilities",
       defaults: {},
     });
   });
@@ -160,8 +161,18 @@ describe("loadConfiguration layers", () => {
       pricing: {},
       store: {},
       toolCache: {},
+      abilitiesDir: "./abilities",
       defaults: { tools: ["files"], temperature: null, maxTurns: 20, output: { format: "json" } },
     });
+  });
+
+  it("reads a relative abilitiesDir from the directory of the file that sets it; an absolute one as it is", async () => {
+    await writeLayer("home", { abilitiesDir: "team-abilities" });
+    const fromHome = await loadConfiguration({ ...options, configPath: undefined });
+    expect(fromHome.configuration.abilitiesDir).toBe(join(dirname(paths.home), "team-abilities"));
+    await writeLayer("cwd", { abilitiesDir: "/srv/abilities" });
+    const fromCwd = await loadConfiguration({ ...options, configPath: undefined });
+    expect(fromCwd.configuration.abilitiesDir).toBe("/srv/abilities");
   });
 
   it("parses durations and other settings in the merged defaults", async () => {

@@ -27,12 +27,13 @@ async function runExample(name: string): Promise<unknown> {
 }
 
 describe("docs/library.md examples", () => {
-  it("has the four examples", () => {
+  it("has the five examples", () => {
     expect(examples.map((example) => example.name)).toEqual([
       "function-tool",
       "events-and-abort",
       "openai-compatible",
       "agent-file",
+      "abilities",
     ]);
   });
 
@@ -74,5 +75,20 @@ describe("docs/library.md examples", () => {
     };
     expect(result.success).toBe(true);
     expect(verified).toBe(true);
+  });
+
+  it("abilities: the core ability, then the matched one, before the agent's prompt, in the contract", async () => {
+    const { outcome, systemPrompt, injected, sameContract } = (await runExample("abilities")) as {
+      outcome: string;
+      systemPrompt: string;
+      injected: string[];
+      sameContract: boolean;
+    };
+    expect(outcome).toBe("COMPLETED_CHAT_ONLY");
+    expect(systemPrompt).toBe(
+      '<ability id="house-rules">\nBe brief.\n</ability>\n\n<ability id="indexes">\nIndex what a query filters on.\n</ability>\n\nYou tune queries.',
+    );
+    expect(injected).toEqual(["house-rules", "indexes"]);
+    expect(sameContract).toBe(true);
   });
 });

@@ -227,6 +227,15 @@ describe("abilities", () => {
     expect(run.stderr).toContain(
       `charter: warning: agent agent: abilities cut to fit abilityTokenBudget (${run.contract.decisions.abilities_cut})`,
     );
+
+    // A run under a contract with abilities verifies and replays like any other, from the store and from its folder.
+    const store = join(directory, "charter.db");
+    const verified = await cli(["verify", run.result.runId, "--store", store, "--json"]);
+    expect(JSON.parse(verified.stdout)).toMatchObject({ ok: true });
+    const fromFolder = await cli(["verify", join(directory, "runs", run.result.runId), "--json"]);
+    expect(JSON.parse(fromFolder.stdout)).toMatchObject({ ok: true });
+    const replayed = await cli(["replay", run.result.runId, "--store", store, "--json"]);
+    expect(JSON.parse(replayed.stdout)).toMatchObject({ ok: true, headHash: run.result.transcript.headHash });
   });
 });
 

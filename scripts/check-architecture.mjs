@@ -24,11 +24,13 @@ const allowedImports = {
   testing: core,
   runner: [...core, "config", "abilities", "store"],
   conformance: [...core, "config", "runner"],
+  // The agent registry and selection sit on the runner, which reaches them only through hooks it is given.
+  agents: [...core, "config", "runner"],
   // Workflows sit on the runner: each agent step is a full run, each tool step a call through the tool pipeline.
-  workflow: [...core, "config", "store", "runner"],
+  workflow: [...core, "config", "store", "runner", "agents"],
   demo: [...wiring, "testing"],
-  cli: [...wiring, "conformance", "demo", "testing"],
-  "index.ts": [...wiring, "conformance", "testing"],
+  cli: [...wiring, "agents", "conformance", "demo", "testing"],
+  "index.ts": [...wiring, "agents", "conformance", "testing"],
 };
 
 /** Concrete implementations that only their own subfolder, the wiring layers and tests may import. */

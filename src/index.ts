@@ -9,8 +9,27 @@ export type { AgentAbilities } from "./abilities/agent-abilities.js";
 export { loadAbilityLibrary } from "./abilities/load-ability-library.js";
 export { parseAbilityFile } from "./abilities/parse-ability-file.js";
 export { type AbilitySettingLayers, resolveAgentAbilities } from "./abilities/resolve-agent-abilities.js";
+export type { AgentProblem } from "./agents/agent-problem.js";
+// The agent registry
+export { AgentRegistry } from "./agents/agent-registry.js";
+export { type AgentDetails, type AgentSummary, agentDetails, agentSummary } from "./agents/agent-summary.js";
+export { createAgentCatalog } from "./agents/create-agent-catalog.js";
+export { type LoadAgentRegistryOptions, loadAgentRegistry } from "./agents/load-agent-registry.js";
+export { type ResolvedAgentReference, resolveAgentReference } from "./agents/resolve-agent-reference.js";
+export {
+  resumeStoredRunWithRegistry as resumeStoredRun,
+  runAgentWithRegistry as runAgent,
+} from "./agents/run-agent-with-registry.js";
+export { type AgentRegistryScan, scanAgentRegistry } from "./agents/scan-agent-registry.js";
+export { standardAgent, standardAgentId } from "./agents/standard-agent.js";
 // Agents, configuration, contracts
-export { type AgentDefinition as AgentFile, loadAgentFile, parseAgentFile } from "./config/agent-file.js";
+export {
+  type AgentDefinition as AgentFile,
+  type AgentProfile,
+  loadAgentFile,
+  parseAgentFile,
+} from "./config/agent-file.js";
+export { isAgentIdReference } from "./config/agent-reference.js";
 export { type LoadConfigurationOptions, loadConfiguration } from "./config/load-configuration.js";
 export { parseSetOverrides } from "./config/parse-set-overrides.js";
 export { resolveModelTargets, selectModelReferences } from "./config/resolve-model-targets.js";
@@ -55,6 +74,7 @@ export type {
 export { createModelClient, type ModelClientTarget } from "./model/providers/create-model-client.js";
 export type { ModelConnection } from "./model/providers/model-connection.js";
 export { createOpenAICompatibleModelClient } from "./model/providers/openai-compatible-model-client.js";
+export type { AgentCatalog, AgentLookup } from "./runner/agent-catalog.js";
 // Durable runs
 export {
   type CompletedToolCall,
@@ -77,8 +97,8 @@ export { replayRecordedRun } from "./runner/replay-recorded-run.js";
 export type { ReplayDivergence, ReplayReport } from "./runner/replay-report.js";
 export { replayRunDirectory } from "./runner/replay-run-directory.js";
 export { replayStoredRun } from "./runner/replay-stored-run.js";
-export { type ResumeStoredRunOptions, resumeStoredRun } from "./runner/resume-stored-run.js";
-export { type RunAgentOptions, runAgent } from "./runner/run-agent.js";
+export type { ResumeStoredRunOptions } from "./runner/resume-stored-run.js";
+export type { RunAgentOptions } from "./runner/run-agent.js";
 export { type PreparedAgentRun, runPreparedAgent } from "./runner/run-prepared-agent.js";
 export type { AccountingEntry, LlmAccountingEntry, ToolAccountingEntry } from "./session/accounting-entry.js";
 export type { AIAgentResult } from "./session/agent-result.js";

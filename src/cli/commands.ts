@@ -1,3 +1,4 @@
+import { agentsCommand } from "./agents-command.js";
 import type { CommandDeclaration } from "./command-declaration.js";
 import { conformanceCommand } from "./conformance-command.js";
 import { demoCommand } from "./demo-command.js";
@@ -19,6 +20,7 @@ export const commands: readonly CommandDeclaration[] = [
   runsCommand,
   verifyCommand,
   replayCommand,
+  agentsCommand,
   initCommand,
   toolsCommand,
   doctorCommand,

@@ -1,3 +1,4 @@
+import type { AgentCatalog } from "../runner/agent-catalog.js";
 import type { SetupCheck } from "../runner/diagnose-agent-setup.js";
 import type { CliStreams } from "./cli-streams.js";
 import { defineCommand, type FlagValues } from "./command-declaration.js";
@@ -9,14 +10,20 @@ const flags = {
   json: { ...sharedFlags.json, description: "Print every check as one JSON document." },
 } as const;
 
-/** `charter doctor [agent.md]`: what works and what does not, with the fix for each problem. */
+/** `charter doctor [agent-id|agent.md]`: what works and what does not, with the fix for each problem. */
 export const doctorCommand = defineCommand({
   name: "doctor",
   summary:
     "Check configuration, agent, model targets, tool servers and endpoints, with a fix for each problem",
   description:
     "Loads the configuration layers and the agent file, resolves every model target, starts every tool server (then stops it), checks the agent's tools list against the tools they offer, and sends each model endpoint one tiny request. Prints one line per check (ok or FAIL, with the fix). Without an agent file, checks every configured provider model and tool server. Exit 0 only when every check passes; otherwise the exit code of the first failure (4 configuration, 3 tool server, 1 model endpoint). charter run --dry-run does the same for the agent it is given.",
-  positionals: [{ name: "agent.md", optional: true, description: "The agent file to check." }],
+  positionals: [
+    {
+      name: "agent-id|agent.md",
+      optional: true,
+      description: "The agent to check: a registry agent id or an agent file.",
+    },
+  ],
   flags,
   examples: ["charter doctor agent.md", "charter doctor --config ./ci.charter.json --json"],
   run: (positionals, values, streams) => runDoctor(positionals[0], values, streams),
@@ -27,9 +34,12 @@ export async function runDoctor(
   agentPath: string | undefined,
   values: FlagValues<typeof flags>,
   streams: CliStreams,
+  agentCatalog?: AgentCatalog,
 ): Promise<number> {
   const { diagnoseAgentSetup } = await import("../runner/diagnose-agent-setup.js");
+  const catalog = agentCatalog ?? (await import("../agents/create-agent-catalog.js")).createAgentCatalog();
   const checks = await diagnoseAgentSetup({
+    agentCatalog: catalog,
     ...(agentPath !== undefined ? { agentPath } : {}),
     ...(values.config !== undefined ? { configPath: values.config } : {}),
     ...(streams.binaryDirectory !== undefined ? { binaryDirectory: streams.binaryDirectory } : {}),

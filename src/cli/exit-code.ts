@@ -21,6 +21,10 @@ const invalidInputCodes: ReadonlySet<ErrorCode> = new Set([
   "ABILITY_INVALID",
   "ABILITY_DUPLICATE",
   "ABILITY_UNKNOWN",
+  "AGENT_PROFILE_INVALID",
+  "AGENT_ID_DUPLICATE",
+  "AGENT_NOT_FOUND",
+  "AGENT_DISABLED",
 ]);
 
 // Seed 000 §4: 3 is "missing/failed MCP servers"; a `tools` entry that names nothing is a missing server or tool.

@@ -66,8 +66,11 @@ async function resumeRun(
       details: { argument: "run" },
     });
   }
+  const { createAgentCatalog } = await import("../agents/create-agent-catalog.js");
   const result = await resumeStoredRun({
     runId,
+    // A run of a built-in agent records its id, which the registry resolves again; sub-agents named by id too.
+    agentCatalog: createAgentCatalog(),
     approve: values.approve ?? [],
     deny: values.deny ?? [],
     answer: values.answer ?? [],

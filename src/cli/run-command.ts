@@ -47,14 +47,18 @@ const flags = {
   },
 } as const;
 
-/** `charter run <agent.md> [prompt|-]`: the report on stdout (or the whole result with --json). */
+/** `charter run <agent-id|agent.md> [prompt|-]`: the report on stdout (or the whole result with --json). */
 export const runCommand = defineCommand({
   name: "run",
   summary: "Run an agent on a prompt and print its report",
   description:
-    "Runs the agent file on the prompt under its contract, records the run in the run store and its transcript in the runs directory, and prints the final report on stdout (progress on stderr). The exit code says how it ended.",
+    "Runs the agent on the prompt under its contract, records the run in the run store and its transcript in the runs directory, and prints the final report on stdout (progress on stderr). The agent is a file path, or the id of an agent in the registry (agentsDir, else ./agents; standard is built in). The exit code says how it ended.",
   positionals: [
-    { name: "agent.md", description: "The agent file: Markdown with a YAML frontmatter." },
+    {
+      name: "agent-id|agent.md",
+      description:
+        "A registry agent id (lowercase letters, digits, hyphens: reviewer, standard), or an agent file: Markdown with a YAML frontmatter.",
+    },
     {
       name: "prompt|-",
       optional: true,
@@ -64,6 +68,7 @@ export const runCommand = defineCommand({
   flags,
   examples: [
     'charter run agent.md "Summarise the open issues"',
+    'charter run reviewer "Review the last commit"',
     "echo 'List the files' | charter run agent.md - --json",
     "charter run agent.md 'Plan the release' --set maxTurns=5 --stream",
   ],
@@ -76,17 +81,19 @@ async function runAgentCommand(
   streams: CliStreams,
 ): Promise<number> {
   const { runAgent } = await import("../runner/run-agent.js");
+  const { createAgentCatalog } = await import("../agents/create-agent-catalog.js");
+  const agentCatalog = createAgentCatalog();
   const { finalReportText } = await import("../session/final-report.js");
   // More than two arguments never reach here: the parser rejects them (quote the prompt).
   const [agentPath, promptArgument] = positionals;
   if (values["dry-run"] === true && agentPath !== undefined) {
     const { runDoctor } = await import("./doctor-command.js");
-    return runDoctor(agentPath, { config: values.config, json: values.json }, streams);
+    return runDoctor(agentPath, { config: values.config, json: values.json }, streams, agentCatalog);
   }
   if (agentPath === undefined) {
     throw new CharterError(
       "ARGUMENT_INVALID",
-      "charter run needs an agent file: charter run <agent.md> [prompt|-]",
+      "charter run needs an agent: charter run <agent-id|agent.md> [prompt|-]",
       {
         details: { argument: "agent" },
       },
@@ -123,6 +130,7 @@ async function runAgentCommand(
   const set = [...(values.set ?? []), ...(values.stream ? ["stream=true"] : [])];
   const result = await runAgent({
     agentPath,
+    agentCatalog,
     prompt,
     ...(values.config !== undefined ? { configPath: values.config } : {}),
     ...(set.length > 0 ? { set } : {}),

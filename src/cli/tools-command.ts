@@ -16,9 +16,10 @@ export const toolsCommand = defineCommand({
     "Starts the MCP servers and REST tools the agent's tools list names (with no agent file: every configured one), lists each tool under the name the model calls (<server>__<tool>) with its description, its parameters (name, type, required) and its idempotency class (read-only, idempotent, destructive, unknown) with where that class came from, then stops the servers. Exit 3 when a tool server fails to start.",
   positionals: [
     {
-      name: "agent.md",
+      name: "agent-id|agent.md",
       optional: true,
-      description: "The agent file whose tools to list; without it, every configured tool server.",
+      description:
+        "The agent whose tools to list (a registry agent id or an agent file); without it, every configured tool server.",
     },
   ],
   flags,
@@ -33,7 +34,9 @@ async function listTools(
 ): Promise<number> {
   const { loadAgentSetup } = await import("../runner/load-agent-setup.js");
   const { listAgentTools } = await import("../runner/list-agent-tools.js");
+  const { createAgentCatalog } = await import("../agents/create-agent-catalog.js");
   const options = {
+    agentCatalog: createAgentCatalog(),
     ...(positionals[0] !== undefined ? { agentPath: positionals[0] } : {}),
     ...(values.config !== undefined ? { configPath: values.config } : {}),
     ...(streams.binaryDirectory !== undefined ? { binaryDirectory: streams.binaryDirectory } : {}),

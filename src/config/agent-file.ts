@@ -3,19 +3,34 @@ import { basename, dirname, extname, resolve } from "node:path";
 import { type Document, isMap, isNode, isScalar, isSeq, LineCounter, parseDocument } from "yaml";
 import { CharterError } from "../foundation/charter-error.js";
 import { deepFreeze } from "../foundation/deep-freeze.js";
-import { type AgentSettings, agentSettingsSchema } from "./agent-settings-schema.js";
+import { type AgentSettings, agentFrontmatterSchema, type DelegationMode } from "./agent-settings-schema.js";
 import { describeSchemaIssues, type SchemaIssue, schemaIssues } from "./schema-issues.js";
+
+/** What a registry knows about an agent beyond its contract settings: how it is found and selected. */
+export interface AgentProfile {
+  readonly enabled: boolean;
+  readonly keywords: readonly string[];
+  readonly exampleTasks: readonly string[];
+  readonly notForTasks: readonly string[];
+  readonly delegation: DelegationMode;
+}
 
 /** An agent as its Markdown file defines it: the frontmatter settings and the body as system prompt. */
 export interface AgentDefinition {
-  /** The file name without extension, lowercased, each run of non-alphanumerics turned into `-`. */
+  /**
+   * The frontmatter `id`, else the file name without extension, lowercased, each run of non-alphanumerics turned
+   * into `-`.
+   */
   readonly id: string;
-  /** Absolute path of the agent file. */
+  /** Absolute path of the agent file (for a built-in agent, `built-in:<id>`). */
   readonly path: string;
   /** The file's directory: configuration layer 3 looks for `.charter.json` here. */
   readonly directory: string;
   readonly systemPrompt: string;
   readonly settings: AgentSettings;
+  readonly profile: AgentProfile;
+  /** True for an agent Charter defines itself (the `standard` agent), which has no file. */
+  readonly builtIn: boolean;
 }
 
 const frontmatterDelimiter = "---";
@@ -53,13 +68,15 @@ export function parseAgentFile(text: string, path: string): AgentDefinition {
     frontmatterText = lines.slice(1, closing).join("\n");
     bodyLines = lines.slice(closing + 1);
   }
-  const settings = parseFrontmatter(frontmatterText, path);
+  const { id, profile, settings } = parseFrontmatter(frontmatterText, path);
   return deepFreeze({
-    id: agentIdFromPath(path),
+    id: id ?? agentIdFromPath(path),
     path,
     directory: dirname(path),
     systemPrompt: bodyLines.join("\n").trim(),
     settings,
+    profile,
+    builtIn: false,
   });
 }
 
@@ -74,7 +91,10 @@ export function agentIdFromPath(path: string): string {
 // The frontmatter starts on the file's second line, after the opening "---".
 const frontmatterFirstLine = 2;
 
-function parseFrontmatter(text: string, file: string): AgentSettings {
+function parseFrontmatter(
+  text: string,
+  file: string,
+): { id: string | undefined; profile: AgentProfile; settings: AgentSettings } {
   const lineCounter = new LineCounter();
   const document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   const [syntaxError] = document.errors;
@@ -97,10 +117,27 @@ function parseFrontmatter(text: string, file: string): AgentSettings {
       },
     );
   }
-  const parsed = agentSettingsSchema.safeParse(data);
-  if (parsed.success) return parsed.data;
+  const parsed = agentFrontmatterSchema.safeParse(data);
+  if (parsed.success) {
+    const { id, enabled, keywords, exampleTasks, notForTasks, delegation, ...settings } = parsed.data;
+    return {
+      id,
+      profile: {
+        enabled: enabled ?? true,
+        keywords: keywords ?? [],
+        exampleTasks: exampleTasks ?? [],
+        notForTasks: notForTasks ?? [],
+        delegation: delegation ?? "none",
+      },
+      settings,
+    };
+  }
 
-  const issues = schemaIssues(parsed.error, [], agentSettingsSchema);
+  // Each issue with its line in the whole file, when it can be found (`charter agents validate` lists them all).
+  const issues = schemaIssues(parsed.error, [], agentFrontmatterSchema).map((issue) => {
+    const issueLine = lineOfPath(document, lineCounter, issue.path);
+    return issueLine === undefined ? issue : { ...issue, line: issueLine + frontmatterFirstLine - 1 };
+  });
   const first = issues[0] as SchemaIssue;
   const line = lineOfPath(document, lineCounter, first.path);
   const where = line === undefined ? "" : ` (line ${line + frontmatterFirstLine - 1})`;

@@ -115,6 +115,41 @@ export const agentSettingsShape = {
 
 export const agentSettingsSchema = z.object(agentSettingsShape).strict();
 
+/** Agent ids: lowercase letters and digits in groups joined by single hyphens (`pr-reviewer`). */
+export const agentIdPattern = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+
+export const agentIdSchema = z.string().regex(agentIdPattern, {
+  error: 'expected lowercase letters, digits and single hyphens, for example "pr-reviewer"',
+});
+
+/** How an agent may hand work to others beyond its `agents` list: `auto` offers the `delegate` tool. */
+export const delegationModeSchema = z.enum(["auto", "none"]);
+export type DelegationMode = z.infer<typeof delegationModeSchema>;
+
+/**
+ * The keys that describe an agent in a registry and how it is selected. Frontmatter only: they say what an agent
+ * is, so neither the configuration's `defaults` nor `--set` may set them.
+ */
+export const agentProfileShape = {
+  /** The registry id; default the id derived from the file name. */
+  id: agentIdSchema.optional(),
+  /** A disabled agent is never selected, delegated to or run by id (default true). */
+  enabled: z.boolean().optional(),
+  keywords: stringOrList(z.string().trim().min(1), "a keyword").optional(),
+  exampleTasks: stringOrList(z.string().trim().min(1), "an example task").optional(),
+  notForTasks: stringOrList(z.string().trim().min(1), "a task this agent is not for").optional(),
+  delegation: delegationModeSchema.optional(),
+};
+
+/** Everything an agent file's frontmatter may hold: the contract settings and the profile keys. */
+export const agentFrontmatterSchema = z.object({ ...agentSettingsShape, ...agentProfileShape }).strict();
+
+export type AgentProfileKey = keyof typeof agentProfileShape;
+
+export const agentProfileKeys: readonly AgentProfileKey[] = Object.keys(
+  agentProfileShape,
+) as AgentProfileKey[];
+
 /** Parsed settings: durations in milliseconds, `models`, `tools` and `stopSequences` always lists. */
 export type AgentSettings = z.output<typeof agentSettingsSchema>;
 export type AgentSettingKey = keyof typeof agentSettingsShape;

@@ -36,6 +36,17 @@ const toolCacheSchema = z.record(z.string().min(1), durationSchema);
 const abilitiesDirectorySchema = z.string().min(1);
 
 /**
+ * `agentsDir`: a folder of agent files, or a list of them. Each layer's relative paths are made absolute against
+ * that layer's file when it is loaded, so the merged value holds absolute paths; `null` (unset) means `./agents`
+ * in the working directory, when that folder exists.
+ */
+const agentsDirectorySchema = z
+  .union([z.string().min(1), z.array(z.string().min(1))], {
+    error: "expected a folder path or a list of folder paths",
+  })
+  .transform((value) => (typeof value === "string" ? [value] : value));
+
+/**
  * One configuration file before merging. Every key is optional (a higher layer may override a single
  * field of a provider defined lower down), but unknown keys and ill-typed values are caught here, where
  * the file that holds them is still known. Each section's schema lives in its own file.
@@ -51,6 +62,7 @@ export const configurationLayerSchema = z
     toolCache: toolCacheSchema.optional(),
     abilitiesDir: abilitiesDirectorySchema.optional(),
     defaults: agentSettingsSchema.optional(),
+    agentsDir: agentsDirectorySchema.nullable().optional(),
   })
   .strict();
 
@@ -67,6 +79,7 @@ export const configurationSchema = z
     /** Unset in every file, it stays relative: the runner reads it from the working directory. */
     abilitiesDir: abilitiesDirectorySchema.default("./abilities"),
     defaults: agentSettingsSchema.default({}),
+    agentsDir: agentsDirectorySchema.nullable().default(null),
   })
   .strict()
   .superRefine((configuration, context) => {

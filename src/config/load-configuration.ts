@@ -93,6 +93,7 @@ export async function loadConfiguration(
       throw configurationInvalid(candidate.path, schemaIssues(checked.error, [], configurationLayerSchema));
     resolveServerDirectories(expanded, dirname(candidate.path));
     resolveAbilitiesDirectory(expanded, dirname(candidate.path));
+    resolveAgentDirectories(expanded, dirname(candidate.path));
     layers.push({ ...candidate, present: true, envFile: fileVariables.size > 0 ? envPath : null });
     loaded.push({ path: candidate.path, data: expanded });
   }
@@ -212,6 +213,14 @@ function resolveServerDirectories(data: Record<string, unknown>, directory: stri
 function resolveAbilitiesDirectory(data: Record<string, unknown>, directory: string): void {
   if (typeof data.abilitiesDir === "string" && !isAbsolute(data.abilitiesDir))
     data.abilitiesDir = resolve(directory, data.abilitiesDir);
+}
+
+/** `agentsDir` is relative to the configuration file that sets it: made absolute here, before layers merge. */
+function resolveAgentDirectories(data: Record<string, unknown>, directory: string): void {
+  const value = data.agentsDir;
+  if (value === undefined || value === null) return;
+  const list = typeof value === "string" ? [value] : (value as string[]);
+  data.agentsDir = list.map((path) => resolve(directory, path));
 }
 
 /** The files (highest precedence first) that define the object a merged-configuration issue is about. */

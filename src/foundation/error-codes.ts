@@ -19,6 +19,12 @@ export const errorCodes = [
   "ABILITY_INVALID",
   "ABILITY_DUPLICATE",
   "ABILITY_UNKNOWN",
+  // The agent registry: a profile that does not validate, two agents with one id, an id no agent has, a disabled
+  // agent asked for by id.
+  "AGENT_PROFILE_INVALID",
+  "AGENT_ID_DUPLICATE",
+  "AGENT_NOT_FOUND",
+  "AGENT_DISABLED",
   // The library used in a way this package cannot serve: a schema of an unsupported zod major version, or
   // `require("charter")` (an ES module whose graph awaits at its top level).
   "ZOD_VERSION_UNSUPPORTED",

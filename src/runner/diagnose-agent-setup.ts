@@ -3,7 +3,6 @@ import { resolve } from "node:path";
 import { loadAbilityLibrary } from "../abilities/load-ability-library.js";
 import { resolveAgentAbilities } from "../abilities/resolve-agent-abilities.js";
 import type { AgentDefinition } from "../config/agent-file.js";
-import { loadAgentFile } from "../config/agent-file.js";
 import type { LoadedConfiguration } from "../config/load-configuration.js";
 import {
   type ResolvedModelTarget,
@@ -19,7 +18,7 @@ import type { ModelCallError } from "../model/model-call-error.js";
 import { createModelClient } from "../model/providers/create-model-client.js";
 import type { AgentSetupOptions } from "./agent-setup-options.js";
 import { toolReferencesOf } from "./list-agent-tools.js";
-import { agentPathOf, loadSetupConfiguration } from "./load-agent-setup.js";
+import { loadSetupAgent, loadSetupConfiguration } from "./load-agent-setup.js";
 import { startToolSources } from "./start-tool-sources.js";
 
 /** One thing `charter doctor` checked: what works, or what does not and how to fix it. */
@@ -62,19 +61,25 @@ export async function diagnoseAgentSetup(options: AgentSetupOptions): Promise<Se
     checks.push(failure("configuration", error, fixForInvalidFile(error)));
     return checks;
   }
-  for (const secret of loaded.secrets) redactor.addSecret(secret.value, secret.label);
-  const configuration = loaded.configuration;
   let agent: AgentDefinition | null = null;
-  const agentPath = agentPathOf(options);
-  if (agentPath !== null) {
+  if (options.agentPath !== undefined) {
     try {
-      agent = await loadAgentFile(agentPath);
-      checks.push({ check: "agent", ok: true, detail: `${agentPath} (agent ${agent.id})` });
+      const found = await loadSetupAgent(options, loaded);
+      agent = found.agent;
+      loaded = found.loaded;
+      checks.push({
+        check: "agent",
+        ok: true,
+        detail:
+          agent?.builtIn === true ? `built-in agent ${agent.id}` : `${agent?.path} (agent ${agent?.id})`,
+      });
     } catch (error) {
       checks.push(failure("agent", error, fixForInvalidFile(error)));
       return checks;
     }
   }
+  for (const secret of loaded.secrets) redactor.addSecret(secret.value, secret.label);
+  const configuration = loaded.configuration;
 
   // Abilities: every id the agent names must be in the abilities folder, and the folder must be valid.
   if (agent !== null) {
@@ -271,6 +276,12 @@ function fixForInvalidFile(error: unknown): string {
   const { file, key, suggestion, variable } = error.details as Record<string, unknown>;
   if (error.code === "ENVIRONMENT_VARIABLE_UNRESOLVED")
     return `set ${typeof variable === "string" ? variable : "the variable"} in the environment or in .charter.env beside the configuration file`;
+  if (error.code === "AGENT_NOT_FOUND")
+    return typeof suggestion === "string"
+      ? `use the agent id ${suggestion}`
+      : "charter agents list shows the agents of the registry; a file path needs a '/' or its extension";
+  if (error.code === "AGENT_DISABLED")
+    return `set enabled: true in ${String(file)}, or run the file by its path`;
   if (typeof suggestion === "string" && typeof key === "string")
     return `in ${String(file)}, rename ${key} to ${suggestion}`;
   if (typeof key === "string" && key !== "") return `in ${String(file)}, correct ${key}`;

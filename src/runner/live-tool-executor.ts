@@ -1,6 +1,8 @@
 import { homedir } from "node:os";
 import { dirname, resolve } from "node:path";
 import { loadAgentFile } from "../config/agent-file.js";
+import { isAgentIdReference } from "../config/agent-reference.js";
+import type { AgentSettings } from "../config/agent-settings-schema.js";
 import { loadConfiguration } from "../config/load-configuration.js";
 import { parseSetOverrides } from "../config/parse-set-overrides.js";
 import type { ExecutionContract } from "../contract/execution-contract.js";
@@ -23,16 +25,19 @@ export async function createLiveToolExecutor(
   contract: ExecutionContract,
 ): Promise<{ tools: LiveTools; close: () => Promise<void> }> {
   const environment = systemEnvironment;
-  const agent = await loadAgentFile(invocation.agent_path);
+  // A run records an id instead of a file only for a built-in agent, which sets no tools of its own: its tools are
+  // the configuration's.
+  const builtIn = isAgentIdReference(invocation.agent_path);
+  const settings: AgentSettings = builtIn ? {} : (await loadAgentFile(invocation.agent_path)).settings;
   const loaded = await loadConfiguration({
     ...(invocation.config_path !== null ? { configPath: invocation.config_path } : {}),
     cwd: invocation.cwd,
-    promptDirectory: dirname(resolve(invocation.agent_path)),
+    ...(builtIn ? {} : { promptDirectory: dirname(resolve(invocation.agent_path)) }),
     homeDirectory: homedir(),
   });
   const overrides = parseSetOverrides(invocation.set);
   const defaults = loaded.configuration.defaults;
-  const references = overrides.tools ?? agent.settings.tools ?? defaults.tools ?? [];
+  const references = overrides.tools ?? settings.tools ?? defaults.tools ?? [];
   const sources: ToolSource[] = [];
   const started = await startToolSources(references, loaded.configuration, {
     cwd: invocation.cwd,
@@ -52,7 +57,7 @@ export async function createLiveToolExecutor(
     tools: {
       executor,
       destructiveTools:
-        overrides.destructiveTools ?? agent.settings.destructiveTools ?? defaults.destructiveTools ?? [],
+        overrides.destructiveTools ?? settings.destructiveTools ?? defaults.destructiveTools ?? [],
       sourceOf: (name) => registry.get(name)?.manifest.source ?? null,
     },
     close: async () => void (await Promise.allSettled(sources.map((source) => source.close()))),

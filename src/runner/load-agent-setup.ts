@@ -1,12 +1,15 @@
 import { homedir } from "node:os";
 import { dirname, resolve } from "node:path";
 import { type AgentDefinition, loadAgentFile } from "../config/agent-file.js";
+import { isAgentIdReference } from "../config/agent-reference.js";
 import { type LoadedConfiguration, loadConfiguration } from "../config/load-configuration.js";
+import { CharterError } from "../foundation/charter-error.js";
 import type { AgentSetupOptions } from "./agent-setup-options.js";
 
-/** The agent file's absolute path, or null when none was given. */
+/** The agent file's absolute path, or null when none was given or the agent is named by registry id. */
 export function agentPathOf(options: AgentSetupOptions): string | null {
-  return options.agentPath === undefined ? null : resolve(options.cwd ?? process.cwd(), options.agentPath);
+  if (options.agentPath === undefined || isAgentIdReference(options.agentPath)) return null;
+  return resolve(options.cwd ?? process.cwd(), options.agentPath);
 }
 
 /** Loads the configuration layers as `charter run` does, the agent file's directory being layer 3. */
@@ -24,11 +27,40 @@ export function loadSetupConfiguration(options: AgentSetupOptions): Promise<Load
   });
 }
 
-/** The agent file and the configuration, each checked; throws the first typed error (file and key named). */
+/**
+ * The agent `options.agentPath` names, or null when it names none: a file is read; a registry id is resolved with
+ * `options.agentCatalog` in `loaded`'s configuration, and then the configuration is loaded again with the agent's
+ * folder as layer 3, as `charter run` does. Throws the typed error of what does not load.
+ */
+export async function loadSetupAgent(
+  options: AgentSetupOptions,
+  loaded: LoadedConfiguration,
+): Promise<{ loaded: LoadedConfiguration; agent: AgentDefinition | null }> {
+  const reference = options.agentPath;
+  if (reference === undefined) return { loaded, agent: null };
+  if (!isAgentIdReference(reference)) return { loaded, agent: await loadAgentFile(agentPathOf(options)!) };
+  if (options.agentCatalog === undefined) {
+    throw new CharterError(
+      "AGENT_NOT_FOUND",
+      `'${reference}' is an agent id, and no agent registry was given`,
+      {
+        details: { id: reference, reason: "no_registry" },
+      },
+    );
+  }
+  const agent = await options.agentCatalog.resolve(reference, {
+    configuration: loaded.configuration,
+    cwd: options.cwd ?? process.cwd(),
+  });
+  if (agent.builtIn) return { loaded, agent };
+  return { loaded: await loadSetupConfiguration({ ...options, agentPath: agent.path }), agent };
+}
+
+/** The agent (file or registry id) and the configuration, each checked; throws the first typed error. */
 export async function loadAgentSetup(
   options: AgentSetupOptions,
 ): Promise<{ loaded: LoadedConfiguration; agent: AgentDefinition | null }> {
-  const agentPath = agentPathOf(options);
-  const agent = agentPath === null ? null : await loadAgentFile(agentPath);
-  return { loaded: await loadSetupConfiguration(options), agent };
+  // The file is read first, as before: a missing agent file is reported before a configuration problem.
+  if (agentPathOf(options) !== null) await loadAgentFile(agentPathOf(options)!);
+  return loadSetupAgent(options, await loadSetupConfiguration(options));
 }

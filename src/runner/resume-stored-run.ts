@@ -18,7 +18,7 @@ import { selectRunStore } from "./select-run-store.js";
 export interface ResumeStoredRunOptions
   extends Pick<
     RunAgentOptions,
-    "onTransition" | "onSecretRedactor" | "traceModelHttp" | "traceMcp" | "onWarning"
+    "onTransition" | "onSecretRedactor" | "traceModelHttp" | "traceMcp" | "onWarning" | "agentCatalog"
   > {
   readonly runId: string;
   /** `--approve <call-id>`: pending destructive calls to run (each call the run waits on, in its turn, once). */
@@ -175,6 +175,7 @@ export async function resumeStoredRun(options: ResumeStoredRunOptions): Promise<
       ...(options.traceModelHttp !== undefined ? { traceModelHttp: options.traceModelHttp } : {}),
       ...(options.traceMcp !== undefined ? { traceMcp: options.traceMcp } : {}),
       ...(options.onWarning !== undefined ? { onWarning: options.onWarning } : {}),
+      ...(options.agentCatalog !== undefined ? { agentCatalog: options.agentCatalog } : {}),
     },
     {
       runId: options.runId,

@@ -8,12 +8,21 @@ import type { TransitionOutput } from "../session/transition-output.js";
 import type { RunStatus } from "../store/run-record.js";
 import type { McpElicitationAnswer } from "../tools/sources/mcp-client-features.js";
 import type { RegisteredTool } from "../tools/tool-definition.js";
+import type { AgentCatalog } from "./agent-catalog.js";
 import type { CompletedToolCall, ToolCallDecision, TurnCall } from "./guard-tool-calls.js";
 
 // What runAgent and runAgentFile take, and what a resume asks of a run: types only, apart from the runner itself.
 export interface RunAgentOptions {
-  /** Path of the agent file (Markdown with YAML frontmatter). */
+  /**
+   * Path of the agent file (Markdown with YAML frontmatter), or a registry agent id (lowercase letters, digits and
+   * hyphens, such as `reviewer` or `standard`), which `agentCatalog` resolves.
+   */
   readonly agentPath: string;
+  /**
+   * Resolves registry ids: the agent to run when `agentPath` is an id, and sub-agents named by id. Without it an id
+   * is refused with AGENT_NOT_FOUND. The library's `runAgent` and the CLI supply the project's registry.
+   */
+  readonly agentCatalog?: AgentCatalog;
   /** The user's task. */
   readonly prompt: string;
   /** `--config FILE`. */

@@ -1,12 +1,17 @@
 import { homedir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { join, resolve } from "node:path";
 import type { AbilityLibrary } from "../abilities/ability.js";
 import type { AgentAbilities } from "../abilities/agent-abilities.js";
 import { loadAbilityLibrary } from "../abilities/load-ability-library.js";
 import { resolveAgentAbilities } from "../abilities/resolve-agent-abilities.js";
 import { type AgentDefinition as AgentFile, loadAgentFile } from "../config/agent-file.js";
+import { isAgentIdReference } from "../config/agent-reference.js";
 import type { AgentSettings } from "../config/agent-settings-schema.js";
-import { type LoadedConfiguration, loadConfiguration } from "../config/load-configuration.js";
+import {
+  type LoadConfigurationOptions,
+  type LoadedConfiguration,
+  loadConfiguration,
+} from "../config/load-configuration.js";
 import { parseSetOverrides } from "../config/parse-set-overrides.js";
 import { findModelPricing } from "../config/pricing-configuration-schema.js";
 import { resolveModelTargets, selectModelReferences } from "../config/resolve-model-targets.js";
@@ -24,6 +29,7 @@ import type { RegisteredTool, ToolSource } from "../tools/tool-definition.js";
 import { processToolQueues } from "../tools/tool-queues.js";
 import { createJsonlTranscriptWriter } from "../transcript/jsonl-transcript-writer.js";
 import { createTeeTranscriptWriter } from "../transcript/tee-transcript-writer.js";
+import type { AgentCatalog } from "./agent-catalog.js";
 import { checkCorrelationId } from "./check-correlation-id.js";
 import { configureToolIdempotency } from "./configure-tool-idempotency.js";
 import { createExtractionRunner } from "./create-extraction-runner.js";
@@ -48,6 +54,7 @@ export type { ResumeRequest, RunAgentOptions } from "./run-agent-options.js";
 
 interface RunContext {
   readonly options: RunAgentOptions;
+  readonly catalog: AgentCatalog | null;
   readonly environment: RuntimeEnvironment;
   readonly cwd: string;
   readonly runsDirectory: string;
@@ -85,17 +92,17 @@ export async function runAgentFile(
   const redactor = new SecretRedactor();
   try {
     checkCorrelationId(options.correlationId);
-    const agentPath = resolve(cwd, options.agentPath);
-    const agent = await loadAgentFile(agentPath);
-    const loaded = await loadConfiguration({
+    const configurationOptions: LoadConfigurationOptions = {
       ...(options.configPath !== undefined ? { configPath: resolve(cwd, options.configPath) } : {}),
       cwd,
-      promptDirectory: dirname(agentPath),
       homeDirectory: home,
       ...(options.etcDirectory !== undefined ? { etcDirectory: options.etcDirectory } : {}),
       ...(options.binaryDirectory !== undefined ? { binaryDirectory: options.binaryDirectory } : {}),
       ...(options.processEnvironment !== undefined ? { processEnvironment: options.processEnvironment } : {}),
-    });
+    };
+    const { agent, loaded } = await loadTopLevelAgent(options, configurationOptions, cwd);
+    // What resume starts again from: the agent file, or the id of a built-in agent (which has no file).
+    const agentPath = agent.builtIn ? agent.id : agent.path;
     for (const secret of loaded.secrets) redactor.addSecret(secret.value, secret.label);
     options.onSecretRedactor?.(redactor);
     store = await openRunStore({
@@ -111,6 +118,7 @@ export async function runAgentFile(
     });
     const context: RunContext = {
       options,
+      catalog: options.agentCatalog ?? null,
       environment,
       cwd,
       runsDirectory: options.runsDirectory ?? join(home, ".charter", "runs"),
@@ -207,11 +215,14 @@ async function runLoadedAgent(
     });
     sources.push(...started.sources);
 
-    // Sub-agents: files listed under `agents`, relative to the listing file, each loaded (and validated) now.
+    // Sub-agents: files listed under `agents` (relative to the listing file) or registry ids, each loaded (and
+    // validated) now.
     let contractHash: string | null = null;
     const subAgents: RegisteredTool[] = [];
-    for (const path of agent.settings.agents ?? []) {
-      const child = await loadAgentFile(resolve(agent.directory, path));
+    for (const reference of agent.settings.agents ?? []) {
+      const child = isAgentIdReference(reference)
+        ? await resolveAgentId(context.catalog, reference, { configuration, cwd: context.cwd })
+        : await loadAgentFile(resolve(agent.directory, reference));
       // A sub-agent's abilities are checked now, with its file, not when it is first called.
       await abilitiesOf(context, child, {});
       subAgents.push(
@@ -486,6 +497,50 @@ function once<Value>(load: () => Promise<Value>): () => Promise<Value> {
     loaded ??= load();
     return loaded;
   };
+}
+
+/**
+ * The agent to run and the configuration it runs under. A file's directory is configuration layer 3; an id is
+ * looked up with the configuration found without that layer (its `agentsDir`), and then, for an agent with a
+ * file, the configuration is loaded again with the file's directory as layer 3, as for a path.
+ */
+async function loadTopLevelAgent(
+  options: RunAgentOptions,
+  configurationOptions: LoadConfigurationOptions,
+  cwd: string,
+): Promise<{ agent: AgentFile; loaded: LoadedConfiguration }> {
+  if (!isAgentIdReference(options.agentPath)) {
+    const agent = await loadAgentFile(resolve(cwd, options.agentPath));
+    return {
+      agent,
+      loaded: await loadConfiguration({ ...configurationOptions, promptDirectory: agent.directory }),
+    };
+  }
+  const base = await loadConfiguration(configurationOptions);
+  const agent = await resolveAgentId(options.agentCatalog ?? null, options.agentPath, {
+    configuration: base.configuration,
+    cwd,
+  });
+  if (agent.builtIn) return { agent, loaded: base };
+  return {
+    agent,
+    loaded: await loadConfiguration({ ...configurationOptions, promptDirectory: agent.directory }),
+  };
+}
+
+function resolveAgentId(
+  catalog: AgentCatalog | null,
+  id: string,
+  lookup: Parameters<AgentCatalog["resolve"]>[1],
+): Promise<AgentFile> {
+  if (catalog === null) {
+    throw new CharterError(
+      "AGENT_NOT_FOUND",
+      `'${id}' is an agent id, and no agent registry was given to look it up (pass agentCatalog, or name the file: ./${id}.md)`,
+      { details: { id, reason: "no_registry" } },
+    );
+  }
+  return catalog.resolve(id, lookup);
 }
 
 /**

@@ -340,3 +340,45 @@ describe("loadAgentFile", () => {
     });
   });
 });
+
+describe("registry profile keys", () => {
+  it("reads id, enabled, keywords, exampleTasks, notForTasks and delegation apart from the contract settings", () => {
+    const agent = parseAgentFile(
+      agentText(
+        "id: code-reviewer\nenabled: false\nkeywords: review\nexampleTasks: [Review this diff]\nnotForTasks: [Write a poem]\ndelegation: auto\nmaxTurns: 3",
+      ),
+      file,
+    );
+    expect(agent.id).toBe("code-reviewer");
+    expect(agent.profile).toEqual({
+      enabled: false,
+      keywords: ["review"],
+      exampleTasks: ["Review this diff"],
+      notForTasks: ["Write a poem"],
+      delegation: "auto",
+    });
+    expect(agent.settings).toEqual({ maxTurns: 3 });
+    expect(agent.builtIn).toBe(false);
+    // Without them: the id from the file name and an enabled agent with nothing to select it by.
+    expect(parseAgentFile(agentText("maxTurns: 3"), file)).toMatchObject({
+      id: "reviewer",
+      profile: { enabled: true, keywords: [], exampleTasks: [], notForTasks: [], delegation: "none" },
+    });
+  });
+
+  it.each(["Reviewer", "code_reviewer", "-reviewer", "code--reviewer", ""])(
+    "refuses the explicit id %j, which is not lowercase letters, digits and single hyphens",
+    (id) => {
+      const error = parseError(agentText(`id: ${JSON.stringify(id)}`));
+      expect(error.code).toBe("AGENT_FILE_INVALID");
+      expect(error.details).toMatchObject({ file, key: "id", line: 2 });
+    },
+  );
+
+  it("keeps the registry keys out of the configuration defaults and --set", async () => {
+    const { parseSetOverrides } = await import("../../src/config/parse-set-overrides.js");
+    const { configurationLayerSchema } = await import("../../src/config/configuration-schema.js");
+    expect(() => parseSetOverrides(["keywords=x"])).toThrow(/unknown key/);
+    expect(configurationLayerSchema.safeParse({ defaults: { id: "x" } }).success).toBe(false);
+  });
+});

@@ -58,6 +58,25 @@ async function loadFailure(loadOptions: LoadConfigurationOptions = options): Pro
   return error;
 }
 
+describe("agentsDir", () => {
+  it("is relative to the file that sets it; the highest layer that sets it wins, a single path read as a list", async () => {
+    await writeLayer("home", { agentsDir: "team-agents" });
+    await writeLayer("cwd", { agentsDir: ["./mine", "/abs/agents"] });
+    const both = await loadConfiguration({ ...options, configPath: undefined });
+    expect(both.configuration.agentsDir).toEqual([join(root, "cwd", "mine"), "/abs/agents"]);
+    await rm(paths.cwd);
+    const home = await loadConfiguration({ ...options, configPath: undefined });
+    expect(home.configuration.agentsDir).toEqual([join(root, "home", ".charter", "team-agents")]);
+  });
+
+  it("refuses a value that is neither a path nor a list of paths, naming the file", async () => {
+    await writeLayer("cwd", { agentsDir: 3 });
+    const error = await loadFailure({ ...options, configPath: undefined });
+    expect(error.code).toBe("CONFIGURATION_INVALID");
+    expect(error.details).toMatchObject({ file: paths.cwd, key: "agentsDir" });
+  });
+});
+
 describe("loadConfiguration layers", () => {
   // The layer order of seed 000 §9.
   it("takes each value from the highest layer present, in precedence order", async () => {
@@ -83,6 +102,7 @@ describe("loadConfiguration layers", () => {
       toolCache: {},
       abilitiesDir: "./abilities",
       defaults: {},
+      agentsDir: null,
     });
   });
 
@@ -163,6 +183,7 @@ describe("loadConfiguration layers", () => {
       toolCache: {},
       abilitiesDir: "./abilities",
       defaults: { tools: ["files"], temperature: null, maxTurns: 20, output: { format: "json" } },
+      agentsDir: null,
     });
   });
 

@@ -28,14 +28,17 @@ const allowedImports = {
   agents: [...core, "config", "runner"],
   // Workflows sit on the runner: each agent step is a full run, each tool step a call through the tool pipeline.
   workflow: [...core, "config", "store", "runner", "agents"],
+  // Work items: atomic agent runs over a git working tree (snapshots, admission, test gate, receipts), on the
+  // runner and the agent registry (a work item names its agent by registry id or file).
+  work: [...core, "config", "store", "runner", "agents"],
   demo: [...wiring, "testing"],
-  cli: [...wiring, "agents", "conformance", "demo", "testing"],
-  "index.ts": [...wiring, "agents", "conformance", "testing"],
+  cli: [...wiring, "agents", "work", "conformance", "demo", "testing"],
+  "index.ts": [...wiring, "agents", "work", "conformance", "testing"],
 };
 
 /** Concrete implementations that only their own subfolder, the wiring layers and tests may import. */
 const concreteFolders = ["model/providers", "tools/sources", "store"];
-const concreteImporters = ["runner", "workflow", "conformance", "cli", "demo", "testing", "index.ts"];
+const concreteImporters = ["runner", "workflow", "work", "conformance", "cli", "demo", "testing", "index.ts"];
 
 /** Packages that are concrete providers, transports, databases or servers: allowed only in these folders. */
 const restrictedPackages = [

@@ -25,6 +25,8 @@ const invalidInputCodes: ReadonlySet<ErrorCode> = new Set([
   "AGENT_ID_DUPLICATE",
   "AGENT_NOT_FOUND",
   "AGENT_DISABLED",
+  "WORK_ITEM_INVALID",
+  "WORK_REPOSITORY_INVALID",
 ]);
 
 // Seed 000 §4: 3 is "missing/failed MCP servers"; a `tools` entry that names nothing is a missing server or tool.

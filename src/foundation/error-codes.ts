@@ -25,6 +25,9 @@ export const errorCodes = [
   "AGENT_ID_DUPLICATE",
   "AGENT_NOT_FOUND",
   "AGENT_DISABLED",
+  // Work items: a work item file that fails its schema (naming the field), a folder that is not a git working tree.
+  "WORK_ITEM_INVALID",
+  "WORK_REPOSITORY_INVALID",
   // The library used in a way this package cannot serve: a schema of an unsupported zod major version, or
   // `require("charter")` (an ES module whose graph awaits at its top level).
   "ZOD_VERSION_UNSUPPORTED",
@@ -97,6 +100,14 @@ export const errorCodes = [
   "WORKFLOW_TEMPLATE_UNRESOLVED",
   "WORKFLOW_CHECKPOINT_INVALID",
   "WORKFLOW_STEP_OUTCOME_UNKNOWN",
+  // Work items: a git command that failed, another work item holding the working tree's lock, and receipts that
+  // cannot be found or do not verify (own hash, chain, after snapshot).
+  "WORK_GIT_FAILED",
+  "WORK_LOCKED",
+  "RECEIPT_NOT_FOUND",
+  "RECEIPT_INVALID",
+  // Workspace tools (data in tool results): a path outside the repository, into .git, or through a symlink out.
+  "WORKSPACE_PATH_REFUSED",
 ] as const;
 
 export type ErrorCode = (typeof errorCodes)[number];

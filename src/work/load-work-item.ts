@@ -1,0 +1,57 @@
+import { readFile } from "node:fs/promises";
+import { dirname, extname, resolve } from "node:path";
+import { parse as parseYaml } from "yaml";
+import { describeSchemaIssues, schemaIssues } from "../config/schema-issues.js";
+import { CharterError } from "../foundation/charter-error.js";
+import { contentHash } from "../foundation/content-hash.js";
+import { type WorkItem, workItemSchema } from "./work-item-schema.js";
+
+/** A work item read from its file: the item (defaults applied), where it came from and its content hash. */
+export interface LoadedWorkItem {
+  readonly item: WorkItem;
+  /** Absolute path of the file; an agent file path in `agent_id` is relative to its folder. */
+  readonly path: string;
+  readonly directory: string;
+  /** BLAKE3 of the RFC 8785 canonical JSON of the item with its defaults applied. */
+  readonly hash: string;
+}
+
+/** Reads and validates a work item file (`.yaml`, `.yml` or `.json`); WORK_ITEM_INVALID names the file and field. */
+export async function loadWorkItem(path: string): Promise<LoadedWorkItem> {
+  const absolutePath = resolve(path);
+  let text: string;
+  try {
+    text = await readFile(absolutePath, "utf8");
+  } catch (error) {
+    throw new CharterError("WORK_ITEM_INVALID", `cannot read work item file ${absolutePath}`, {
+      details: { file: absolutePath, reason: (error as NodeJS.ErrnoException).code ?? "unreadable" },
+      cause: error,
+    });
+  }
+  return parseWorkItem(text, absolutePath);
+}
+
+export function parseWorkItem(text: string, path: string): LoadedWorkItem {
+  let data: unknown;
+  try {
+    data = extname(path) === ".json" ? JSON.parse(text) : parseYaml(text);
+  } catch (error) {
+    throw new CharterError(
+      "WORK_ITEM_INVALID",
+      `work item file ${path} is not valid ${extname(path) === ".json" ? "JSON" : "YAML"}: ${String(error)}`,
+      {
+        details: { file: path, field: "", reason: "syntax" },
+      },
+    );
+  }
+  const parsed = workItemSchema.safeParse(data);
+  if (!parsed.success) {
+    const issues = schemaIssues(parsed.error, [], workItemSchema);
+    const first = issues[0];
+    throw new CharterError("WORK_ITEM_INVALID", `work item file ${path}: ${describeSchemaIssues(issues)}`, {
+      details: { file: path, field: first?.key ?? "", issues },
+    });
+  }
+  const item = parsed.data;
+  return { item, path, directory: dirname(path), hash: contentHash(item) };
+}

@@ -8,12 +8,13 @@ import type { CliStreams } from "./cli-streams.js";
 import { defineCommand, type FlagValues } from "./command-declaration.js";
 import { exitCodes } from "./exit-code.js";
 import { openCliStore } from "./open-cli-store.js";
+import { runDirectoryOfTenant } from "./run-directory-of-tenant.js";
 import { sharedFlags } from "./shared-flags.js";
 
 /** A run id: the run store first, then the runs directory. */
 async function replayById(
   runId: string,
-  values: { "runs-dir"?: string; store?: string; config?: string; "live-tools"?: boolean },
+  values: { "runs-dir"?: string; store?: string; config?: string; tenant?: string; "live-tools"?: boolean },
   streams: CliStreams,
 ) {
   const { replayStoredRun } = await import("../runner/replay-stored-run.js");
@@ -26,7 +27,8 @@ async function replayById(
     await store.close();
   }
   if (values["live-tools"] === true) throw liveToolsNeedTheStore(runId);
-  return replayRunDirectory(join(values["runs-dir"] ?? join(homedir(), ".charter", "runs"), runId));
+  const runsDirectory = values["runs-dir"] ?? join(homedir(), ".charter", "runs");
+  return replayRunDirectory(await runDirectoryOfTenant(runsDirectory, runId, values.tenant ?? null));
 }
 
 /**
@@ -52,6 +54,7 @@ const flags = {
   "runs-dir": sharedFlags["runs-dir"],
   store: sharedFlags.store,
   config: sharedFlags.config,
+  tenant: sharedFlags.tenant,
 } as const;
 
 /** `charter replay <run-id|run-dir>`: re-runs a recorded run with no network and compares every entry. */

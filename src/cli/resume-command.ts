@@ -32,6 +32,10 @@ const flags = {
   json: { ...sharedFlags.json, description: "Print the whole result as JSON." },
   store: sharedFlags.store,
   config: sharedFlags.config,
+  tenant: {
+    ...sharedFlags.tenant,
+    description: "The tenant whose run to continue: another tenant's runs are not found.",
+  },
   "runs-dir": sharedFlags["runs-dir"],
   ...runObserverFlags,
 } as const;
@@ -79,12 +83,13 @@ async function resumeRun(
     ...(streams.binaryDirectory !== undefined ? { binaryDirectory: streams.binaryDirectory } : {}),
     ...(values.store !== undefined ? { store: values.store } : {}),
     ...(values.config !== undefined ? { configPath: values.config } : {}),
+    ...(values.tenant !== undefined ? { tenantId: values.tenant } : {}),
     ...(values["runs-dir"] !== undefined ? { runsDirectory: values["runs-dir"] } : {}),
   });
   if (values.json) streams.stdout.write(`${JSON.stringify(result)}\n`);
   else {
     if (result.finalReport !== null) streams.stdout.write(`${finalReportText(result.finalReport)}\n`);
-    streams.stderr.write(runStopText(result));
+    streams.stderr.write(runStopText(result, values.tenant !== undefined ? { tenantId: values.tenant } : {}));
   }
   return exitCodeForResult(result);
 }

@@ -152,7 +152,7 @@ async function runAgentCommand(
     const alreadyShown = streamedText && result.finalReport?.source === "text_fallback";
     if (result.finalReport !== null && !alreadyShown)
       streams.stdout.write(`${finalReportText(result.finalReport)}\n`);
-    streams.stderr.write(runStopText(result));
+    streams.stderr.write(runStopText(result, values.tenant !== undefined ? { tenantId: values.tenant } : {}));
   }
   return exitCodeForResult(result);
 }

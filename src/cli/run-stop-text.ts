@@ -1,5 +1,6 @@
 import type { AIAgentResult } from "../session/agent-result.js";
 import { pendingApprovalText } from "./pending-approval-text.js";
+import { tenantFlag } from "./tenant-flag.js";
 
 /** How many lines of a tool server's stderr a stop message shows (the error's details keep the whole tail). */
 const stderrTailLines = 20;
@@ -12,9 +13,11 @@ const stderrTailLines = 20;
  * A run that failed before it started (nothing stored) names what to fix instead, with the tail of a tool server's
  * stderr when one would not start. Empty for a success.
  */
-export function runStopText(result: AIAgentResult): string {
+export function runStopText(result: AIAgentResult, options: { readonly tenantId?: string } = {}): string {
   if (result.success || result.error === null) return "";
-  const { error, runId } = result;
+  const { error } = result;
+  // A tenant's run is found with its --tenant only: the commands name it.
+  const runId = `${result.runId}${tenantFlag(options.tenantId ?? null)}`;
   const code = error.code === result.outcome ? "" : ` (${error.code})`;
   const lines = [`${result.outcome}${code}: ${error.message}`];
   const stderrTail = typeof error.details?.stderrTail === "string" ? error.details.stderrTail : "";
@@ -27,7 +30,7 @@ export function runStopText(result: AIAgentResult): string {
   for (const approval of approvals) lines.push(...`pending ${pendingApprovalText(approval)}`.split("\n"));
   // Nothing is stored for a run that failed before its session started: there is nothing to show or resume.
   const stored = result.transcript.entries > 0;
-  lines.push(stored ? `run ${runId}` : `run ${runId} did not start; nothing was stored`);
+  lines.push(stored ? `run ${result.runId}` : `run ${result.runId} did not start; nothing was stored`);
   const questions = approvals.filter((approval) => approval.question !== undefined);
   const toApprove = approvals.filter((approval) => approval.question === undefined);
   if (questions.length > 0) {

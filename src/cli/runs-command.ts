@@ -16,9 +16,8 @@ const flags = {
     description: "runs list: at most this many runs, newest first.",
   },
   tenant: {
-    type: "string",
-    valueName: "ID",
-    description: "runs list: only the runs of this tenant.",
+    ...sharedFlags.tenant,
+    description: "The tenant whose runs to list or show: another tenant's runs are not found.",
   },
   json: sharedFlags.json,
   store: sharedFlags.store,
@@ -46,6 +45,7 @@ export const runsCommand = defineCommand({
     "charter runs list --limit 10",
     "charter runs list --tenant acme",
     "charter runs show 01JD8X3K2M --json",
+    "charter runs show 01JD8X3K2M --tenant acme",
     "charter runs show 01JD8X3K2M --conversation",
   ],
   run: listOrShowRuns,
@@ -69,8 +69,7 @@ async function listOrShowRuns(
           { details: { argument: "limit" } },
         );
       }
-      const query = { limit, ...(values.tenant !== undefined ? { tenantId: values.tenant } : {}) };
-      const runs = (await store.listRuns(query)).map((run) => storedRunSummary(run));
+      const runs = (await store.listRuns({ limit })).map((run) => storedRunSummary(run));
       if (values.json) streams.stdout.write(`${JSON.stringify(runs)}\n`);
       else for (const run of runs) streams.stdout.write(`${listLine(run)}\n`);
       return exitCodes.success;

@@ -21,6 +21,12 @@ export const sharedFlags = {
     default: false,
     description: "Print one JSON document on stdout instead of text.",
   },
+  tenant: {
+    type: "string",
+    valueName: "ID",
+    defaultText: "none: the runs stored without a tenant",
+    description: "The tenant whose runs to read: another tenant's runs are not found.",
+  },
   "runs-dir": {
     type: "string",
     valueName: "DIR",

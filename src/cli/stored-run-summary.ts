@@ -1,5 +1,6 @@
 import { isRunAbandoned } from "../runner/run-owner.js";
 import type { RunSummary } from "../store/run-record.js";
+import { tenantFlag } from "./tenant-flag.js";
 
 /** What `charter runs list` and `charter runs show` print of a stored run (the same fields in both). */
 export interface StoredRunSummary {
@@ -65,6 +66,6 @@ export function storedRunSummary(run: RunSummary, now: number = Date.now()): Sto
             startedAt: new Date(run.owner.startedAt).toISOString(),
           },
     heartbeatAt: run.heartbeatAt === null ? null : new Date(run.heartbeatAt).toISOString(),
-    resumeCommand: abandoned ? `charter resume ${run.runId}` : null,
+    resumeCommand: abandoned ? `charter resume ${run.runId}${tenantFlag(run.tenantId)}` : null,
   };
 }

@@ -6,12 +6,13 @@ import type { CliStreams } from "./cli-streams.js";
 import { defineCommand, type FlagValues } from "./command-declaration.js";
 import { exitCodes } from "./exit-code.js";
 import { openCliStore } from "./open-cli-store.js";
+import { runDirectoryOfTenant } from "./run-directory-of-tenant.js";
 import { sharedFlags } from "./shared-flags.js";
 
 /** A run id: the run store first, then the runs directory. */
 async function verifyById(
   runId: string,
-  values: { "runs-dir"?: string; store?: string; config?: string },
+  values: { "runs-dir"?: string; store?: string; config?: string; tenant?: string },
   streams: CliStreams,
 ) {
   const { verifyStoredRun } = await import("../store/verify-stored-run.js");
@@ -22,7 +23,8 @@ async function verifyById(
   } finally {
     await store.close();
   }
-  return verifyRunDirectory(join(values["runs-dir"] ?? join(homedir(), ".charter", "runs"), runId));
+  const runsDirectory = values["runs-dir"] ?? join(homedir(), ".charter", "runs");
+  return verifyRunDirectory(await runDirectoryOfTenant(runsDirectory, runId, values.tenant ?? null));
 }
 
 const flags = {
@@ -30,6 +32,7 @@ const flags = {
   "runs-dir": sharedFlags["runs-dir"],
   store: sharedFlags.store,
   config: sharedFlags.config,
+  tenant: sharedFlags.tenant,
 } as const;
 
 /** `charter verify <run-dir|run-id>`: recomputes the chain and names the first bad entry. */

@@ -36,6 +36,11 @@ export interface ResumeStoredRunOptions
   /** The run store; default as for `runAgent`, from the configuration found from `cwd` (and `configPath`). */
   readonly store?: string;
   /**
+   * `--tenant`: the tenant whose run it is (absent: the default tenant, the runs stored without one). Another
+   * tenant's run is not found (RUN_NOT_FOUND), as in every read of the store.
+   */
+  readonly tenantId?: string;
+  /**
    * `--config FILE`: a configuration layer read only to find the run store (the run continues under the
    * configuration it was started with).
    */
@@ -73,7 +78,7 @@ export async function resumeStoredRun(options: ResumeStoredRunOptions): Promise<
     ...(options.processEnvironment !== undefined ? { processEnvironment: options.processEnvironment } : {}),
     ...(options.binaryDirectory !== undefined ? { binaryDirectory: options.binaryDirectory } : {}),
   });
-  const store = await openRunStore({ ...location, environment });
+  const store = await openRunStore({ ...location, environment, tenantId: options.tenantId ?? null });
   let answers = new Map<string, McpElicitationAnswer>();
   let prepared: {
     invocation: RunInvocation;
@@ -160,7 +165,8 @@ export async function resumeStoredRun(options: ResumeStoredRunOptions): Promise<
       set: prepared.invocation.set,
       ...(prepared.invocation.config_path !== null ? { configPath: prepared.invocation.config_path } : {}),
       store: location.url,
-      // The run goes on for whom it was started: its tenant's cache, its correlation id on every request.
+      // The run goes on for whom it was started (the tenant it was found for): its tenant's store and cache, its
+      // correlation id on every request.
       ...(prepared.tenantId !== null ? { tenantId: prepared.tenantId } : {}),
       ...(prepared.correlationId !== null ? { correlationId: prepared.correlationId } : {}),
       ...(options.runsDirectory !== undefined ? { runsDirectory: options.runsDirectory } : {}),

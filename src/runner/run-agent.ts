@@ -106,6 +106,8 @@ export async function runAgentFile(
     for (const secret of loaded.secrets) redactor.addSecret(secret.value, secret.label);
     options.onSecretRedactor?.(redactor);
     store = await openRunStore({
+      // Every query of the run (and of its sub-agents) is scoped by its tenant.
+      tenantId: options.tenantId ?? null,
       ...(await selectRunStore({
         store: options.store,
         configured: loaded.configuration.store,

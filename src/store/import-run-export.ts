@@ -30,9 +30,16 @@ export async function importRunExport(
   statements: StoreStatements,
   value: unknown,
   now: number,
+  tenantId: string | null,
 ): Promise<RunRecord> {
   const exported = parseRunExport(value);
   const { run } = exported;
+  if (run.tenant_id !== tenantId) {
+    throw storeError("tenant_mismatch", `run ${run.run_id} is another tenant's than the store's`, {
+      runId: run.run_id,
+      requestedTenantId: run.tenant_id,
+    });
+  }
   if (exported.header.run_id !== run.run_id) {
     throw storeError("export_invalid", "the export's header names another run", {
       runId: run.run_id,

@@ -20,6 +20,11 @@ export interface OpenRunStoreOptions extends RunStoreLocationInput {
   readonly environment: RuntimeEnvironment;
   readonly sqlite?: SqliteStoreOptions;
   readonly postgres?: PostgresStoreOptions;
+  /**
+   * The tenant whose runs the store reads and writes; absent or null: the default tenant (the runs stored without
+   * one). Another tenant's run is, to this store, not stored.
+   */
+  readonly tenantId?: string | null;
 }
 
 /**
@@ -53,6 +58,7 @@ export async function openRunStore(options: OpenRunStoreOptions): Promise<RunSto
       location: description,
       schemaVersion,
       environment: options.environment,
+      tenantId: options.tenantId ?? null,
     });
   } catch (error) {
     await database?.destroy().catch(() => undefined);

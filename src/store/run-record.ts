@@ -70,6 +70,7 @@ export interface NewRun {
   /** The run's execution contract (its instance: `contract_id` and `contract_hash` are read from it). */
   readonly contract: { readonly contract_id: string; readonly contract_hash: string };
   readonly agentId: string;
+  /** The store's tenant, when given (default); another is refused. */
   readonly tenantId?: string | null;
   readonly correlationId?: string | null;
   readonly parentRunId?: string | null;
@@ -85,7 +86,8 @@ export interface RunQuery {
   readonly limit?: number;
   readonly offset?: number;
   readonly status?: RunStatus;
-  readonly tenantId?: string;
+  /** The store lists its own tenant's runs only: another tenant here selects none. */
+  readonly tenantId?: string | null;
   readonly agentId?: string;
 }
 

@@ -27,6 +27,12 @@ export interface PageOptions {
  * (content-addressed, shared across runs), checkpoints, accounting, tool results and stored outputs, and the
  * read-only tool cache. Two backends implement it, SQLite and PostgreSQL, and pass the same conformance suite.
  *
+ * A store reads and writes the runs of one tenant, `tenantId` (null: the default tenant, the runs stored without
+ * one): every query about a run is scoped by it, so another tenant's run is answered exactly as a run that is not
+ * stored (`getRun` null, no entries, no checkpoint, RUN_NOT_FOUND where an operation needs the run); `listRuns`
+ * lists its tenant's runs only; new and imported runs are its tenant's; the tool cache answers its tenant's entries
+ * only. `forTenant` gives another tenant's view over the same database.
+ *
  * Errors are CharterErrors: RUN_NOT_FOUND for an unknown run, otherwise the codes of store-errors.ts with a
  * stable `details.reason`.
  */
@@ -36,8 +42,18 @@ export interface RunStore {
   readonly location: string;
   /** The schema version of the database (the number of migrations applied). */
   readonly schemaVersion: number;
+  /** The tenant whose runs this store reads and writes; null for the default tenant. */
+  readonly tenantId: string | null;
+  /**
+   * The same database as another tenant sees it (null: the default tenant), sharing this store's connection:
+   * for a server that serves several tenants. Closing a view does nothing; closing this store closes them all.
+   */
+  forTenant(tenantId: string | null): RunStore;
 
-  /** Stores a new `running` run with no entries: its head is the header's genesis hash. */
+  /**
+   * Stores a new `running` run of the store's tenant with no entries: its head is the header's genesis hash. A
+   * `tenantId` other than the store's is refused (`tenant_mismatch`).
+   */
   createRun(run: NewRun): Promise<RunRecord>;
   /**
    * Stores one batch in one transaction, after checking that it continues the stored chain (its first
@@ -107,23 +123,30 @@ export interface RunStore {
   recordToolOutput(runId: string, output: ToolOutputInput): Promise<void>;
   listToolOutputs(runId: string): Promise<ToolOutputRecord[]>;
 
-  /** The cached entry when `now < expiresAt` (now defaults to the store's clock), else null. */
+  /**
+   * The cached entry of the store's tenant when `now < expiresAt` (now defaults to the store's clock), else null.
+   */
   cacheGet(key: string, now?: number): Promise<ToolCacheEntry | null>;
-  /** Stores or replaces the cached entry for the key. */
+  /** Stores or replaces the cached entry for the key, for the store's tenant (another is `tenant_mismatch`). */
   cachePut(entry: ToolCachePut): Promise<void>;
-  /** Deletes the entries expired at `now`; returns how many. */
+  /** Deletes the entries expired at `now`, every tenant's (upkeep: it reads nothing); returns how many. */
   cachePurgeExpired(now?: number): Promise<number>;
   /**
    * Deletes every entry stored for the tenant (`null`: the entries stored for no tenant), expired or not, or with
-   * `scope`, only those of that scope within it; returns how many. Other tenants' entries are untouched.
+   * `scope`, only those of that scope within it; returns how many. Other tenants' entries are untouched. Upkeep
+   * after an incident: it takes the tenant it purges, whatever the store's, and reads nothing.
    */
   cachePurgeTenant(tenantId: string | null, options?: { readonly scope?: string | null }): Promise<number>;
 
   /** Everything stored for a run, in the versioned export format (fixtures, backups, moving a run). */
   exportRun(runId: string): Promise<RunExport>;
-  /** Stores a run from an export of any supported version, in one transaction; refuses an existing run id. */
+  /**
+   * Stores a run from an export of any supported version, in one transaction; refuses an existing run id, and a run
+   * of another tenant than the store's (`tenant_mismatch`).
+   */
   importRun(exported: unknown): Promise<RunRecord>;
 
+  /** Counts over the whole database, every tenant's (sizes only, nothing of any run). */
   statistics(): Promise<RunStoreStatistics>;
   /** Waits for running operations and closes the database; the store accepts nothing afterwards. */
   close(): Promise<void>;

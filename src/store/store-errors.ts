@@ -19,6 +19,11 @@ export type StoreFailureReason =
   | "batch_invalid"
   /** An export document that is not a run export of a known version. */
   | "export_invalid"
+  /**
+   * A run or cache entry for another tenant than the store's (a store, or `forTenant` view, reads and writes
+   * one tenant's runs only).
+   */
+  | "tenant_mismatch"
   /** The database was migrated by a newer Charter, or an export was written by one. */
   | "schema_newer"
   /** The database cannot be opened, reached or queried. */
@@ -39,6 +44,7 @@ const codeByReason = {
   duplicate_record: "ARGUMENT_INVALID",
   batch_invalid: "ARGUMENT_INVALID",
   export_invalid: "ARGUMENT_INVALID",
+  tenant_mismatch: "ARGUMENT_INVALID",
   schema_newer: "CONFIGURATION_INVALID",
   store_unavailable: "INTERNAL_ERROR",
   record_corrupt: "INTERNAL_ERROR",

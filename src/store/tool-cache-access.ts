@@ -2,6 +2,7 @@ import type { Kysely } from "kysely";
 import type { RuntimeEnvironment } from "../foundation/environment.js";
 import type { RunStore } from "./run-store.js";
 import type { StoreDatabase } from "./store-database.js";
+import { storeError } from "./store-errors.js";
 import type { StoreGuard } from "./store-guard.js";
 import { storeRecordVersion } from "./store-record-version.js";
 
@@ -18,6 +19,7 @@ export function createToolCacheAccess(
   database: Kysely<StoreDatabase>,
   guard: StoreGuard,
   environment: RuntimeEnvironment,
+  tenantId: string | null,
 ): ToolCacheAccess {
   return {
     cacheGet: (key, now = environment.now()) =>
@@ -26,6 +28,8 @@ export function createToolCacheAccess(
           .selectFrom("charter_tool_cache")
           .selectAll()
           .where("cache_key", "=", key)
+          // The key binds the tenant already; this keeps a store to its tenant's entries whatever key it is given.
+          .where("tenant_id", tenantId === null ? "is" : "=", tenantId)
           .where("expires_at", ">", now)
           .executeTakeFirst();
         if (row === undefined) return null;
@@ -43,6 +47,12 @@ export function createToolCacheAccess(
 
     cachePut: (entry) =>
       guard("cachePut", { key: entry.key }, async () => {
+        if (entry.tenantId !== undefined && entry.tenantId !== tenantId) {
+          throw storeError("tenant_mismatch", "a cache entry for another tenant than the store's", {
+            key: entry.key,
+            requestedTenantId: entry.tenantId,
+          });
+        }
         const row = {
           cache_key: entry.key,
           v: storeRecordVersion,
@@ -51,7 +61,7 @@ export function createToolCacheAccess(
           value_json: JSON.stringify(entry.value ?? null),
           created_at: entry.createdAt ?? environment.now(),
           expires_at: entry.expiresAt,
-          tenant_id: entry.tenantId ?? null,
+          tenant_id: tenantId,
           scope: entry.scope ?? null,
         };
         await database

@@ -53,9 +53,10 @@ describe("charter run --tenant --correlation-id, charter runs list --tenant", ()
     expect(listed).toEqual([
       expect.objectContaining({ runId: acme.runId, tenantId: "acme", correlationId: "req-1" }),
     ]);
-    expect(JSON.parse((await charter(["runs", "list", "--json"])).stdout)).toHaveLength(2);
+    // Without --tenant, the default tenant's runs: neither of these.
+    expect(JSON.parse((await charter(["runs", "list", "--json"])).stdout)).toEqual([]);
 
-    const opened = await openRunStore({ path: store, environment: systemEnvironment });
+    const opened = await openRunStore({ path: store, environment: systemEnvironment, tenantId: "acme" });
     try {
       const [precheck] = await (async () => {
         const entries = [];
@@ -91,5 +92,57 @@ describe("charter run --tenant --correlation-id, charter runs list --tenant", ()
     ]);
     expect(run.exitCode).toBe(4);
     expect(run.stderr).toContain("x-correlation-id");
+  });
+
+  it("keeps a tenant's run from every other tenant: runs show, verify, replay and resume answer not found", async () => {
+    server = await startScriptedOpenAIServer({ respond: () => ({ kind: "text", text: "done" }) });
+    const files = await project({
+      agent: agentFile("models: [local/test-model]"),
+      config: providerConfig(server.baseUrl),
+      env: "LOCAL_API_KEY=key-for-tenant-scope-test\n",
+    });
+    const at = ["--store", join(files.directory, "charter.db"), "--runs-dir", files.runsDirectory];
+    const run = await cli([
+      "run",
+      files.agentPath,
+      "Go.",
+      "--config",
+      files.configPath,
+      "--json",
+      ...at,
+      "--tenant",
+      "acme",
+    ]);
+    expect(run.exitCode).toBe(0);
+    const { runId } = JSON.parse(run.stdout) as AIAgentResult;
+    const storeOnly = at.slice(0, 2);
+
+    for (const stranger of [["--tenant", "globex"], []]) {
+      const commands = [
+        ["runs", "show", runId, ...storeOnly],
+        ["runs", "show", runId, "--conversation", ...storeOnly],
+        // The runs directory holds the run too: it is not another way in.
+        ["verify", runId, ...at],
+        ["replay", runId, ...at],
+        ["resume", runId, ...storeOnly],
+      ];
+      for (const command of commands) {
+        const answer = await cli([...command, ...stranger]);
+        expect(answer.exitCode, command.join(" ")).toBe(1);
+        expect(answer.stderr, command.join(" ")).toContain("RUN_NOT_FOUND");
+        expect(answer.stdout).toBe("");
+      }
+    }
+    const own = ["--tenant", "acme"];
+    expect(
+      JSON.parse((await cli(["runs", "show", runId, "--json", ...storeOnly, ...own])).stdout),
+    ).toMatchObject({
+      runId,
+      tenantId: "acme",
+    });
+    expect((await cli(["verify", runId, ...at, ...own])).stdout).toContain("verified");
+    expect((await cli(["replay", runId, ...at, ...own])).stdout).toContain("matches the record");
+    // Found, and refused for what it is: a completed run does not resume.
+    expect((await cli(["resume", runId, ...storeOnly, ...own])).stderr).toContain("RUN_NOT_RESUMABLE");
   });
 });

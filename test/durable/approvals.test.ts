@@ -130,6 +130,52 @@ describe("an approval applies to the exact pending call, once", () => {
   });
 });
 
+describe("a tenant's pending approval", () => {
+  it("is not found, shown or decided by another tenant; its own tenant approves it", async () => {
+    const { directory, recordFile, charter } = await setUp([erase("call_erase", "erase"), finish]);
+    const run = (tenant: string[]) => [
+      "run",
+      join(directory, "agent.md"),
+      "Erase.",
+      "--json",
+      "--runs-dir",
+      join(directory, "runs"),
+      ...tenant,
+    ];
+    const stopped = parsed(await charter(run(["--tenant", "acme"])));
+    expect(stopped.error?.code).toBe("APPROVAL_REQUIRED");
+    for (const stranger of [["--tenant", "globex"], []]) {
+      const shown = await charter(["runs", "show", stopped.runId, ...stranger]);
+      expect(shown.stderr).toContain("RUN_NOT_FOUND");
+      expect(shown.stdout).not.toContain("call_erase");
+      for (const decision of ["--approve", "--deny"]) {
+        const decided = await charter([
+          "resume",
+          stopped.runId,
+          decision,
+          "call_erase",
+          "--json",
+          ...stranger,
+        ]);
+        expect(decided.exitCode).toBe(1);
+        expect(decided.stderr).toContain("RUN_NOT_FOUND");
+      }
+    }
+    expect(await recordedKeys(recordFile)).toEqual([]);
+    const own = ["--tenant", "acme"];
+    const shown = JSON.parse((await charter(["runs", "show", stopped.runId, "--json", ...own])).stdout);
+    expect(shown).toMatchObject({
+      status: "awaiting_approval",
+      pendingApprovals: [{ callId: "call_erase" }],
+    });
+    const approved = parsed(
+      await charter(["resume", stopped.runId, "--approve", "call_erase", "--json", ...own]),
+    );
+    expect(approved).toMatchObject({ outcome: "COMPLETED_WITH_TOOLS" });
+    expect(await recordedKeys(recordFile)).toEqual(["erase"]);
+  });
+});
+
 describe("stored tool outputs of a run stopped for an approval", () => {
   it("are kept while the run waits, read back after the resume, and removed when it ends", async () => {
     const { charter, run } = await setUp(

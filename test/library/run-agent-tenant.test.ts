@@ -59,18 +59,21 @@ describe("runAgent tenant and correlation ids", () => {
     });
     expect(result.outcome).toBe("COMPLETED_WITH_TOOLS");
 
-    const shown = await charterProcess(["runs", "show", result.runId, "--json", "--store", store], {
-      cwd: directory,
-    });
+    const shown = await charterProcess(
+      ["runs", "show", result.runId, "--json", "--store", store, "--tenant", "acme"],
+      {
+        cwd: directory,
+      },
+    );
     expect(JSON.parse(shown.stdout)).toMatchObject({
       runId: result.runId,
       tenantId: "acme",
       correlationId: "request-42",
       parentRunId: null,
     });
-    const opened = await openRunStore({ path: store, environment: systemEnvironment });
+    const opened = await openRunStore({ path: store, environment: systemEnvironment, tenantId: "acme" });
     try {
-      const runs = await opened.listRuns({ tenantId: "acme" });
+      const runs = await opened.listRuns();
       expect(runs.map((run) => [run.agentId, run.parentRunId, run.correlationId]).sort()).toEqual([
         ["child", result.runId, "request-42"],
         ["parent", null, "request-42"],

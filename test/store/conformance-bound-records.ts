@@ -18,7 +18,8 @@ import {
  * COMMIT, and an interrupted end. Returns the seq of each checkpoint.
  */
 async function storeBoundRun(underTest: StoreUnderTest, runId: string): Promise<number[]> {
-  const { store, environment } = underTest;
+  const { environment } = underTest;
+  const store = underTest.store.forTenant("acme");
   const contract = storeTestContract();
   const writer = createStoreTranscriptWriter({
     store,
@@ -84,7 +85,7 @@ export function describeBoundRecordsConformance({ current }: ConformanceContext)
     it("binds every checkpoint and tool result by a chained RECORD entry; an intact run verifies", async () => {
       const underTest = current();
       const checkpoints = await storeBoundRun(underTest, "run-bound");
-      const { store } = underTest;
+      const store = underTest.store.forTenant("acme");
       expect(await verifyStoredRun(store, "run-bound")).toMatchObject({ ok: true, first_bad_entry: null });
       const records: unknown[] = [];
       for await (const entry of store.readEntries("run-bound"))
@@ -109,7 +110,7 @@ export function describeBoundRecordsConformance({ current }: ConformanceContext)
       expect(
         await underTest.tamper.editRecords("run-forged-checkpoint", "C", "You are a test agent.", "Obey me."),
       ).toBe(2);
-      const report = await verifyStoredRun(underTest.store, "run-forged-checkpoint");
+      const report = await verifyStoredRun(underTest.store.forTenant("acme"), "run-forged-checkpoint");
       expect(report.ok).toBe(false);
       expect(report.first_bad_entry).toMatchObject({
         reason_code: "RECORD_MISMATCH",
@@ -122,7 +123,7 @@ export function describeBoundRecordsConformance({ current }: ConformanceContext)
       const underTest = current();
       await storeBoundRun(underTest, "run-forged-result");
       expect(await underTest.tamper.editRecords("run-forged-result", "T", "value 2", "forged")).toBe(2);
-      const report = await verifyStoredRun(underTest.store, "run-forged-result");
+      const report = await verifyStoredRun(underTest.store.forTenant("acme"), "run-forged-result");
       expect(report.first_bad_entry).toMatchObject({
         reason_code: "RECORD_MISMATCH",
         record: "tool_result 2",
@@ -132,15 +133,21 @@ export function describeBoundRecordsConformance({ current }: ConformanceContext)
     it("names a run row whose tenant, correlation id or status the chain does not say", async () => {
       const underTest = current();
       await storeBoundRun(underTest, "run-forged-row");
+      // Moved to another tenant by hand: gone from its own, and named by that tenant's verification.
       await underTest.tamper.setRunColumn("run-forged-row", "tenant_id", "globex");
-      expect((await verifyStoredRun(underTest.store, "run-forged-row")).first_bad_entry).toMatchObject({
+      expect(await underTest.store.forTenant("acme").getRun("run-forged-row")).toBeNull();
+      expect(
+        (await verifyStoredRun(underTest.store.forTenant("globex"), "run-forged-row")).first_bad_entry,
+      ).toMatchObject({
         reason_code: "RECORD_MISMATCH",
         record: "run tenant_id",
       });
       await underTest.tamper.setRunColumn("run-forged-row", "tenant_id", "acme");
-      expect((await verifyStoredRun(underTest.store, "run-forged-row")).ok).toBe(true);
+      expect((await verifyStoredRun(underTest.store.forTenant("acme"), "run-forged-row")).ok).toBe(true);
       await underTest.tamper.setRunColumn("run-forged-row", "status", "completed");
-      expect((await verifyStoredRun(underTest.store, "run-forged-row")).first_bad_entry).toMatchObject({
+      expect(
+        (await verifyStoredRun(underTest.store.forTenant("acme"), "run-forged-row")).first_bad_entry,
+      ).toMatchObject({
         reason_code: "RECORD_MISMATCH",
         record: "run status",
       });

@@ -18,7 +18,8 @@ export async function charterErrorOf(promise: Promise<unknown>): Promise<Charter
 export function describeChainConformance({ current }: ConformanceContext): void {
   describe("runs and their chains", () => {
     it("creates a run, gets it back whole and lists it", async () => {
-      const { store, environment } = current();
+      const { environment } = current();
+      const store = current().store.forTenant("tenant-1");
       const draft = draftRun(environment, "run-create");
       const created = await store.createRun({
         header: draft.memory.header!,

@@ -72,9 +72,10 @@ export function describeDurabilityConformance({ current, factory }: ConformanceC
     });
 
     it("exports a run and imports it into another database unchanged", async () => {
-      const { store, environment } = current();
+      const { environment } = current();
+      const store = current().store.forTenant("acme");
       const draft = draftRun(environment, "run-moved");
-      await createDraftedRun(store, draft, { tenantId: "acme" });
+      await createDraftedRun(store, draft);
       for (let turn = 1; turn <= 2; turn++) await store.appendCommit(draft.batch(draft.appendTurn(turn)));
       await store.recordToolOutput("run-moved", {
         handle: "out-1",
@@ -102,8 +103,15 @@ export function describeDurabilityConformance({ current, factory }: ConformanceC
       const existing = await charterErrorOf(store.importRun(exported));
       expect(existing.details.reason).toBe("run_exists");
 
-      const other = await factory();
+      const otherDatabase = await factory();
       try {
+        // A run is imported for its own tenant only: the default tenant's store refuses acme's run.
+        const elsewhere = await charterErrorOf(
+          otherDatabase.store.importRun(JSON.parse(JSON.stringify(exported))),
+        );
+        expect(elsewhere.details.reason).toBe("tenant_mismatch");
+        expect(await otherDatabase.store.forTenant("acme").getRun("run-moved")).toBeNull();
+        const other = { store: otherDatabase.store.forTenant("acme") };
         const imported = await other.store.importRun(JSON.parse(JSON.stringify(exported)));
         expect(imported).toEqual(await store.getRun("run-moved"));
         expect(await other.store.exportRun("run-moved")).toEqual(exported);
@@ -128,7 +136,7 @@ export function describeDurabilityConformance({ current, factory }: ConformanceC
         expect(notAnExport.details.reason).toBe("export_invalid");
         expect(await other.store.getRun("run-forged")).toBeNull();
       } finally {
-        await other.dispose();
+        await otherDatabase.dispose();
       }
     });
 

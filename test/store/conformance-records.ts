@@ -79,26 +79,30 @@ export function describeRecordsConformance({ current }: ConformanceContext): voi
 
     it("removes one tenant's cache entries (or one scope's within it) and no other's", async () => {
       const { store, environment } = current();
+      const acme = store.forTenant("acme");
+      const globex = store.forTenant("globex");
       const expiresAt = environment.now() + 60_000;
       const put = (key: string, tenantId: string | null, scope: string | null = null) =>
-        store.cachePut({ key, server: "docs", tool: "search", value: key, expiresAt, tenantId, scope });
+        store
+          .forTenant(tenantId)
+          .cachePut({ key, server: "docs", tool: "search", value: key, expiresAt, tenantId, scope });
       await put("acme-1", "acme");
       await put("acme-2", "acme", "role:admin");
       await put("acme-3", "acme", "role:viewer");
       await put("globex-1", "globex");
       await put("none-1", null);
-      expect((await store.cacheGet("acme-2"))?.tenantId).toBe("acme");
-      expect((await store.cacheGet("acme-2"))?.scope).toBe("role:admin");
+      expect((await acme.cacheGet("acme-2"))?.tenantId).toBe("acme");
+      expect((await acme.cacheGet("acme-2"))?.scope).toBe("role:admin");
 
       expect(await store.cachePurgeTenant("acme", { scope: "role:admin" })).toBe(1);
-      expect(await store.cacheGet("acme-2")).toBeNull();
-      expect(await store.cacheGet("acme-3")).not.toBeNull();
+      expect(await acme.cacheGet("acme-2")).toBeNull();
+      expect(await acme.cacheGet("acme-3")).not.toBeNull();
       expect(await store.cachePurgeTenant("acme")).toBe(2);
-      for (const key of ["acme-1", "acme-3"]) expect(await store.cacheGet(key)).toBeNull();
-      expect((await store.cacheGet("globex-1"))?.value).toBe("globex-1");
+      for (const key of ["acme-1", "acme-3"]) expect(await acme.cacheGet(key)).toBeNull();
+      expect((await globex.cacheGet("globex-1"))?.value).toBe("globex-1");
       expect((await store.cacheGet("none-1"))?.value).toBe("none-1");
       expect(await store.cachePurgeTenant(null)).toBe(1);
-      expect((await store.cacheGet("globex-1"))?.value).toBe("globex-1");
+      expect((await globex.cacheGet("globex-1"))?.value).toBe("globex-1");
     });
 
     it("records who runs a run and its heartbeat, only while that owner runs it", async () => {
@@ -163,23 +167,30 @@ export function describeRecordsConformance({ current }: ConformanceContext): voi
           agentId: index % 2 === 0 ? "even-agent" : "odd-agent",
         });
       }
-      await store.finishRun({
+      await store.forTenant("acme").finishRun({
         runId: "run-list-2",
         status: "failed",
         outcome: "FAILED_TIMEOUT",
         errorCode: "TIMEOUT",
       });
-      const ids = async (query: Parameters<typeof store.listRuns>[0]) =>
-        (await store.listRuns(query)).map((run) => run.runId);
-      expect(await ids({})).toEqual(["run-list-4", "run-list-3", "run-list-2", "run-list-1", "run-list-0"]);
+      // Each store lists its own tenant's runs: the default tenant's (stored without one), or a view's.
+      const ids = async (query: Parameters<typeof store.listRuns>[0], tenant: string | null = "acme") =>
+        (await store.forTenant(tenant).listRuns(query)).map((run) => run.runId);
+      expect(await ids({})).toEqual(["run-list-4", "run-list-2", "run-list-0"]);
+      expect(await ids({}, "globex")).toEqual(["run-list-1"]);
+      expect(await ids({}, null)).toEqual(["run-list-3"]);
+      expect((await store.listRuns()).map((run) => run.runId)).toEqual(["run-list-3"]);
       expect(await ids({ tenantId: "acme" })).toEqual(["run-list-4", "run-list-2", "run-list-0"]);
-      expect(await ids({ tenantId: "acme", status: "running" })).toEqual(["run-list-4", "run-list-0"]);
+      expect(await ids({ status: "running" })).toEqual(["run-list-4", "run-list-0"]);
       expect(await ids({ status: "failed" })).toEqual(["run-list-2"]);
-      expect(await ids({ agentId: "odd-agent" })).toEqual(["run-list-3", "run-list-1"]);
-      expect(await ids({ tenantId: "initech" })).toEqual([]);
-      expect(await ids({ limit: 2 })).toEqual(["run-list-4", "run-list-3"]);
-      expect(await ids({ limit: 2, offset: 2 })).toEqual(["run-list-2", "run-list-1"]);
-      const failed = (await store.listRuns({ status: "failed" }))[0];
+      expect(await ids({ agentId: "even-agent" })).toEqual(["run-list-4", "run-list-2", "run-list-0"]);
+      expect(await ids({ agentId: "odd-agent" }, "globex")).toEqual(["run-list-1"]);
+      // A filter naming another tenant than the store's selects nothing.
+      expect(await ids({ tenantId: "globex" })).toEqual([]);
+      expect(await ids({ tenantId: "initech" }, "initech")).toEqual([]);
+      expect(await ids({ limit: 2 })).toEqual(["run-list-4", "run-list-2"]);
+      expect(await ids({ limit: 2, offset: 1 })).toEqual(["run-list-2", "run-list-0"]);
+      const failed = (await store.forTenant("acme").listRuns({ status: "failed" }))[0];
       expect(failed).toMatchObject({ outcome: "FAILED_TIMEOUT", errorCode: "TIMEOUT", tenantId: "acme" });
     });
 
@@ -262,7 +273,8 @@ export function describeRecordsConformance({ current }: ConformanceContext): voi
     });
 
     it("runs a real transcript through the store-backed writer: commits with checkpoints, finish, verify", async () => {
-      const { store, environment } = current();
+      const { environment } = current();
+      const store = current().store.forTenant("acme");
       const contract = storeTestContract();
       const writer = createStoreTranscriptWriter({
         store,

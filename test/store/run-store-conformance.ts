@@ -3,6 +3,7 @@ import { describeBoundRecordsConformance } from "./conformance-bound-records.js"
 import { describeChainConformance } from "./conformance-chain.js";
 import { describeDurabilityConformance } from "./conformance-durability.js";
 import { describeRecordsConformance } from "./conformance-records.js";
+import { describeTenantScopeConformance } from "./conformance-tenant-scope.js";
 import type { RunStoreFactory, StoreUnderTest } from "./store-harness.js";
 
 /** The fixture each conformance test gets: a fresh, empty store over its own database. */
@@ -36,5 +37,6 @@ export function describeRunStoreConformance(backend: string, factory: RunStoreFa
     describeRecordsConformance(context);
     describeDurabilityConformance(context);
     describeBoundRecordsConformance(context);
+    describeTenantScopeConformance(context);
   });
 }

@@ -52,8 +52,10 @@ describe("a run store written by Charter before run segments (schema 1)", () => 
     }
     expect(store.schemaVersion).toBe(runStoreSchemaVersion);
     expect(runStoreSchemaVersion).toBeGreaterThan(1);
-    const runs = await store.listRuns();
-    expect(runs.map((run) => [run.runId, run.status]).sort()).toEqual([
+    // Each tenant's store lists that tenant's runs: the default tenant's, acme's, globex's.
+    const listed = async (tenant: string | null) =>
+      (await store.forTenant(tenant).listRuns()).map((run) => [run.runId, run.status]).sort();
+    expect([...(await listed(null)), ...(await listed("acme")), ...(await listed("globex"))].sort()).toEqual([
       ["run_fixture_approval", "awaiting_approval"],
       ["run_fixture_completed", "completed"],
       ["run_fixture_failed", "failed"],
@@ -62,10 +64,12 @@ describe("a run store written by Charter before run segments (schema 1)", () => 
     expect(readFileSync(fixtureDatabase).equals(original)).toBe(true);
   });
 
+  const stores = { forTenant: (tenant: string | null) => store.forTenant(tenant) };
   for (const name of ["completed-with-tools", "failed-budget-exhausted", "awaiting-approval"]) {
     it(`reads ${name} back as that version stored it, and it verifies and replays`, async () => {
       const expected = exported(name);
       const runId = expected.run.run_id;
+      const store = stores.forTenant(expected.run.tenant_id);
       expect(await store.exportRun(runId)).toEqual({ ...expected, schema_version: runStoreSchemaVersion });
       expect(await verifyStoredRun(store, runId)).toMatchObject({
         ok: true,

@@ -11,6 +11,7 @@ import { runStoreSchemaVersion } from "../../src/store/migrations/run-store-migr
 import { openRunStore } from "../../src/store/open-run-store.js";
 import { parseRunExport, runExportVersion } from "../../src/store/run-export.js";
 import { verifyStoredRun } from "../../src/store/verify-stored-run.js";
+import { charterErrorOf } from "./conformance-chain.js";
 import { postgresStoreFactory, postgresTestUrl } from "./postgres-store-factory.js";
 import { sqliteStoreFactory } from "./sqlite-store-factory.js";
 import type { RunStoreFactory } from "./store-harness.js";
@@ -50,11 +51,16 @@ describe("stored-run fixture corpus", () => {
   for (const [backend, factory] of backends) {
     for (const fixture of fixtures) {
       it(`${backend}: loads ${fixture.name}, verifies it and reads it back unchanged`, async () => {
-        const { store, dispose } = await factory();
+        const opened = await factory();
         try {
           const original = JSON.parse(fixture.text) as unknown;
           const expected = parseRunExport(original);
+          // Each run is stored, read and verified by its own tenant's store; any other tenant's finds nothing.
+          const store = opened.store.forTenant(expected.run.tenant_id);
+          const stranger = opened.store.forTenant("a-stranger");
+          expect((await charterErrorOf(stranger.importRun(original))).details.reason).toBe("tenant_mismatch");
           const imported = await store.importRun(original);
+          expect(await stranger.getRun(expected.run.run_id)).toBeNull();
           expect(imported.runId).toBe(expected.run.run_id);
           expect(imported).toMatchObject({
             status: expected.run.status,
@@ -84,7 +90,7 @@ describe("stored-run fixture corpus", () => {
           // The file on disk is untouched by all of this.
           expect(readFileSync(join(corpus, fixture.name), "utf8")).toBe(fixture.text);
         } finally {
-          await dispose();
+          await opened.dispose();
         }
       });
     }
@@ -92,9 +98,10 @@ describe("stored-run fixture corpus", () => {
 
   for (const fixture of fixtures) {
     it(`replays ${fixture.name} offline to its recorded outcome and chain head`, async () => {
-      const { store, dispose } = await sqliteStoreFactory();
+      const { store: opened, dispose } = await sqliteStoreFactory();
       try {
         const expected = parseRunExport(JSON.parse(fixture.text));
+        const store = opened.forTenant(expected.run.tenant_id);
         await store.importRun(JSON.parse(fixture.text));
         const report = await replayStoredRun(store, expected.run.run_id);
         expect(report).toMatchObject({

@@ -307,11 +307,11 @@ export function createDraftedRun(
   draft: RunDraft,
   extra: { tenantId?: string; agentId?: string } = {},
 ) {
-  return store.createRun({
+  // A run of a tenant is stored through that tenant's view: a store writes its own tenant's runs only.
+  return (extra.tenantId === undefined ? store : store.forTenant(extra.tenantId)).createRun({
     header: draft.memory.header!,
     contract: draft.contract,
     agentId: extra.agentId ?? "store-test-agent",
-    tenantId: extra.tenantId ?? null,
   });
 }
 

@@ -43,8 +43,8 @@ export interface RunAgentOptions {
    */
   readonly store?: string;
   /**
-   * Who the run is for (a server's tenant): stored on the run row (and on its sub-agents' rows), where
-   * `listRuns({ tenantId })` filters by it.
+   * Who the run is for (a server's tenant): stored on the run row (and on its sub-agents' rows). The run's store is
+   * opened for this tenant (absent: the default tenant), so that every query the run makes is scoped by it.
    */
   readonly tenantId?: string;
   /** The caller's id for what the run serves (a request id, say), stored on the run row and its sub-agents'. */

@@ -10,6 +10,7 @@ import { runCommand } from "./run-command.js";
 import { runsCommand } from "./runs-command.js";
 import { toolsCommand } from "./tools-command.js";
 import { verifyCommand } from "./verify-command.js";
+import { workCommand } from "./work-command.js";
 import { workflowCommand } from "./workflow-command.js";
 
 /** Every `charter` command, in the order `charter --help` lists them. A new command is one more entry here. */
@@ -17,6 +18,7 @@ export const commands: readonly CommandDeclaration[] = [
   runCommand,
   resumeCommand,
   workflowCommand,
+  workCommand,
   runsCommand,
   verifyCommand,
   replayCommand,

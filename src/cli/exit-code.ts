@@ -8,6 +8,8 @@ export const exitCodes = {
   toolServerFailure: 3,
   invalidInput: 4,
   schemaValidation: 5,
+  /** A work item whose change was not admitted (`charter work run`). */
+  denied: 6,
 } as const;
 
 const invalidInputCodes: ReadonlySet<ErrorCode> = new Set([

@@ -25,6 +25,11 @@ export interface RunAgentOptions {
   readonly agentCatalog?: AgentCatalog;
   /** The user's task. */
   readonly prompt: string;
+  /**
+   * The run's id, when the caller must know it before the run starts (a work item names its snapshots and receipt
+   * folder by it); default a new id from the environment.
+   */
+  readonly runId?: string;
   /** `--config FILE`. */
   readonly configPath?: string;
   /** `--set key=value` assignments. */

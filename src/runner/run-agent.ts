@@ -86,7 +86,7 @@ export async function runAgentFile(
   const environment = options.environment ?? systemEnvironment;
   const cwd = options.cwd ?? process.cwd();
   const home = options.homeDirectory ?? homedir();
-  const runId = resume?.runId ?? environment.newId("run");
+  const runId = resume?.runId ?? options.runId ?? environment.newId("run");
   let store: RunStore | null = null;
   // Created as soon as the configuration is loaded, so that a failure after it (opening the store, say) is redacted.
   const redactor = new SecretRedactor();

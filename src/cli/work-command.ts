@@ -1,0 +1,139 @@
+import { CharterError } from "../foundation/charter-error.js";
+import type { CliStreams } from "./cli-streams.js";
+import { defineCommand, type FlagValues } from "./command-declaration.js";
+import { exitCodes } from "./exit-code.js";
+import { sharedFlags } from "./shared-flags.js";
+
+const flags = {
+  repo: {
+    type: "string",
+    valueName: "DIR",
+    defaultText: "the git working tree around the current directory",
+    description: "The git repository (working tree) the work item runs in.",
+  },
+  commit: {
+    type: "boolean",
+    default: false,
+    description: "work run: record an admitted change as one commit on the current branch.",
+  },
+  json: { ...sharedFlags.json, description: "Print the result (or the verification) as one JSON document." },
+  config: sharedFlags.config,
+  store: sharedFlags.store,
+  "runs-dir": sharedFlags["runs-dir"],
+} as const;
+
+const usage =
+  "usage: charter work run <item.yaml|item.json> [--repo DIR] [--commit] [--json] | charter work verify <receipt-id|path> | charter work recover [--repo DIR]";
+
+/** `charter work run|verify|recover`. */
+export const workCommand = defineCommand({
+  name: "work",
+  summary: "Run a work item atomically on a git repository; verify receipts; recover after a crash",
+  description:
+    "work run freezes the repository's working tree, runs the item's agent with the workspace tools under the item's limits, admits the change (files, tool calls, lines changed, no duplicate), runs its test command, and either keeps the change (one commit with --commit) or restores the working tree exactly. Every item gets a receipt in .charter/work/<run-id>/RECEIPT.json. Exit 0 success, 1 failure or timeout, 6 denied, 4 invalid item or repository. work verify checks a receipt's hash, its place in the repository's receipt chain and its snapshots. work recover restores the working tree of an item whose process died and records its failure receipt; every work command does this first.",
+  positionals: [
+    { name: "run|verify|recover", description: "What to do." },
+    {
+      name: "item|receipt",
+      optional: true,
+      description: "The work item file (run), or a receipt id, run id or path (verify).",
+    },
+  ],
+  flags,
+  examples: [
+    "charter work run items/add-parser.yaml --commit",
+    "charter work run item.json --repo ../service --json",
+    "charter work verify receipt_1b2c...",
+    "charter work recover --repo ../service",
+  ],
+  run: runWorkCommand,
+});
+
+async function runWorkCommand(
+  positionals: readonly string[],
+  values: FlagValues<typeof flags>,
+  streams: CliStreams,
+): Promise<number> {
+  const [subcommand, target] = positionals;
+  if (subcommand === "run" && target !== undefined) return workRun(target, values, streams);
+  if (subcommand === "verify" && target !== undefined) return workVerify(target, values, streams);
+  if (subcommand === "recover" && target === undefined) return workRecover(values, streams);
+  throw new CharterError("ARGUMENT_INVALID", usage, { details: { argument: "subcommand" } });
+}
+
+async function workRun(item: string, values: FlagValues<typeof flags>, streams: CliStreams): Promise<number> {
+  const { runWorkItem } = await import("../work/run-work-item.js");
+  const result = await runWorkItem({
+    itemPath: item,
+    repository: values.repo ?? process.cwd(),
+    commit: values.commit,
+    ...(values.config !== undefined ? { configPath: values.config } : {}),
+    ...(values.store !== undefined ? { store: values.store } : {}),
+    ...(values["runs-dir"] !== undefined ? { runsDirectory: values["runs-dir"] } : {}),
+    ...(streams.binaryDirectory !== undefined ? { binaryDirectory: streams.binaryDirectory } : {}),
+    signal: streams.signal,
+    onFrozen: (runId, beforeHash) =>
+      streams.stderr.write(`charter: work run ${runId}: before state ${beforeHash}\n`),
+  });
+  if (values.json) streams.stdout.write(`${JSON.stringify(result)}\n`);
+  else {
+    const reason = result.denial_reason ?? result.error;
+    streams.stdout.write(
+      `${result.status}: work item ${result.work_item_id} (run ${result.run_id})${reason === undefined ? "" : `: ${reason}`}\n` +
+        `files: ${result.metrics.files_touched} touched (${result.created_files.length} created, ${result.modified_files.length} modified, ${result.deleted_files.length} deleted); tool calls ${result.metrics.tool_ops_count}; delta ${result.metrics.delta_size}\n` +
+        `output hash: ${result.output_hash}\nreceipt: ${result.receipt_path}\n`,
+    );
+  }
+  if (result.status === "success") return exitCodes.success;
+  return result.status === "denied" ? exitCodes.denied : exitCodes.sessionFailure;
+}
+
+async function workVerify(
+  reference: string,
+  values: FlagValues<typeof flags>,
+  streams: CliStreams,
+): Promise<number> {
+  const { openWorkRepository } = await import("../work/work-repository.js");
+  const { recoverInterruptedWork } = await import("../work/recover-interrupted-work.js");
+  const { verifyWorkReceipt } = await import("../work/verify-work-receipt.js");
+  const { dirname, resolve } = await import("node:path");
+  const { existsSync } = await import("node:fs");
+  // A receipt path names its repository; otherwise --repo or the current directory does.
+  const repository = await openWorkRepository(
+    values.repo ?? (existsSync(resolve(reference)) ? dirname(resolve(reference)) : process.cwd()),
+  );
+  await recoverInterruptedWork(repository);
+  const verification = await verifyWorkReceipt(repository, reference);
+  if (values.json) {
+    streams.stdout.write(
+      `${JSON.stringify({ ok: verification.ok, receipt_id: verification.receipt.receipt_id, path: verification.path, problems: verification.problems })}\n`,
+    );
+  } else if (verification.ok) {
+    streams.stdout.write(
+      `receipt verified: ${verification.receipt.receipt_id} (${verification.receipt.status}), output ${verification.receipt.output_hash}\n`,
+    );
+  } else {
+    streams.stdout.write(`receipt does not verify: ${verification.path}\n`);
+    for (const problem of verification.problems) streams.stdout.write(`  - ${problem}\n`);
+  }
+  return verification.ok ? exitCodes.success : exitCodes.sessionFailure;
+}
+
+async function workRecover(values: FlagValues<typeof flags>, streams: CliStreams): Promise<number> {
+  const { openWorkRepository } = await import("../work/work-repository.js");
+  const { recoverInterruptedWork } = await import("../work/recover-interrupted-work.js");
+  const repository = await openWorkRepository(values.repo ?? process.cwd());
+  const recovery = await recoverInterruptedWork(repository);
+  if (values.json) streams.stdout.write(`${JSON.stringify(recovery)}\n`);
+  else if (recovery.kind === "none") streams.stdout.write("nothing to recover\n");
+  else if (recovery.kind === "running") {
+    streams.stdout.write(
+      `work item run ${recovery.runId} is still running (process ${recovery.pid} on ${recovery.host})\n`,
+    );
+  } else {
+    streams.stdout.write(
+      `recovered run ${recovery.receipt.run_id}: the working tree is back at ${recovery.receipt.output_hash}; receipt ${recovery.path}\n`,
+    );
+  }
+  return exitCodes.success;
+}

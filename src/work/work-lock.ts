@@ -1,0 +1,88 @@
+import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { hostname } from "node:os";
+import { join } from "node:path";
+import { CharterError } from "../foundation/charter-error.js";
+import type { HeadState } from "./head-state.js";
+import type { WorkRepository } from "./work-repository.js";
+
+/**
+ * The lock of a working tree and the record of the work item holding it, in one file in the working tree's git
+ * folder (where no workspace tool reaches). Written before anything changes, completed once the before snapshot
+ * exists; what `charter work recover` reads after a process died.
+ */
+export interface WorkLockRecord {
+  readonly format: "charter-work-lock/1";
+  readonly run_id: string;
+  readonly pid: number;
+  readonly host: string;
+  readonly started_at: string;
+  /** The work item (canonical, defaults applied) and its hash, for the failure receipt. */
+  readonly work_item: unknown;
+  readonly work_item_hash: string;
+  readonly agent_id: string;
+  /** Set once the before snapshot is taken: until then nothing has changed. */
+  readonly before?: {
+    readonly commit: string;
+    readonly hash: string;
+    readonly head: HeadState;
+    /** A byte copy of the index, or null when the repository had none. */
+    readonly index_copy: string | null;
+  };
+}
+
+export function workLockPath(repository: WorkRepository): string {
+  return join(repository.gitDirectory, "charter-work.lock");
+}
+
+/** The folder for one item's private files (the index copy), beside the lock. */
+export async function workRecordFolder(repository: WorkRepository, runId: string): Promise<string> {
+  const folder = join(repository.gitDirectory, "charter-work", runId);
+  await mkdir(folder, { recursive: true });
+  return folder;
+}
+
+/** Takes the working tree's lock (atomically: `wx`); WORK_LOCKED naming the holder when it is taken. */
+export async function acquireWorkLock(repository: WorkRepository, record: WorkLockRecord): Promise<void> {
+  try {
+    await writeFile(workLockPath(repository), `${JSON.stringify(record)}\n`, { flag: "wx" });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    const holder = await readWorkLock(repository);
+    throw new CharterError(
+      "WORK_LOCKED",
+      `another work item (run ${holder?.run_id ?? "unknown"}, process ${holder?.pid ?? "unknown"} on ${holder?.host ?? "unknown"}) is running in ${repository.root}: wait for it, or run 'charter work recover' if its process is gone`,
+      { details: { repository: repository.root, runId: holder?.run_id ?? null, pid: holder?.pid ?? null } },
+    );
+  }
+}
+
+/** Replaces the record atomically (write, then rename over it). */
+export async function updateWorkLock(repository: WorkRepository, record: WorkLockRecord): Promise<void> {
+  const temporary = `${workLockPath(repository)}.${process.pid}.tmp`;
+  await writeFile(temporary, `${JSON.stringify(record)}\n`);
+  await rename(temporary, workLockPath(repository));
+}
+
+export async function readWorkLock(repository: WorkRepository): Promise<WorkLockRecord | null> {
+  try {
+    return JSON.parse(await readFile(workLockPath(repository), "utf8")) as WorkLockRecord;
+  } catch {
+    return null;
+  }
+}
+
+export async function releaseWorkLock(repository: WorkRepository, runId: string): Promise<void> {
+  await rm(join(repository.gitDirectory, "charter-work", runId), { recursive: true, force: true });
+  await rm(workLockPath(repository), { force: true });
+}
+
+/** Whether the lock's holder still runs: a process on this host that exists (a lock from another host is held). */
+export function lockHolderAlive(record: WorkLockRecord): boolean {
+  if (record.host !== hostname()) return true;
+  try {
+    process.kill(record.pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}

@@ -21,6 +21,12 @@ export {
   runAgentWithRegistry as runAgent,
 } from "./agents/run-agent-with-registry.js";
 export { type AgentRegistryScan, scanAgentRegistry } from "./agents/scan-agent-registry.js";
+export {
+  type AgentSelectionCandidate,
+  type SelectAgentsOptions,
+  selectAgents,
+  selectionWeights,
+} from "./agents/select-agents.js";
 export { standardAgent, standardAgentId } from "./agents/standard-agent.js";
 // Agents, configuration, contracts
 export {
@@ -46,6 +52,7 @@ export {
 } from "./conformance/run-conformance-corpus.js";
 export type { AgentMessage, ToolInvocation } from "./contract/agent-message.js";
 export { type AgentOutcome, agentOutcomes, isSuccessfulOutcome } from "./contract/agent-outcome.js";
+export type { AgentSelectionRecord } from "./contract/agent-selection-record.js";
 export { buildExecutionContract } from "./contract/contract-factory.js";
 export type { ContractModelTargetInput, ContractSettings } from "./contract/contract-factory-input.js";
 export { computeContractHash } from "./contract/contract-hash.js";
@@ -74,7 +81,7 @@ export type {
 export { createModelClient, type ModelClientTarget } from "./model/providers/create-model-client.js";
 export type { ModelConnection } from "./model/providers/model-connection.js";
 export { createOpenAICompatibleModelClient } from "./model/providers/openai-compatible-model-client.js";
-export type { AgentCatalog, AgentLookup } from "./runner/agent-catalog.js";
+export type { AgentCatalog, AgentLookup, AgentSelection } from "./runner/agent-catalog.js";
 // Durable runs
 export {
   type CompletedToolCall,

@@ -11,9 +11,15 @@ import { sharedFlags } from "./shared-flags.js";
 const flags = {
   config: sharedFlags.config,
   json: sharedFlags.json,
+  limit: {
+    type: "string",
+    valueName: "N",
+    defaultText: "every candidate",
+    description: "agents select: at most this many candidates, best first.",
+  },
 } as const;
 
-const subcommands = ["list", "show", "validate"] as const;
+const subcommands = ["list", "show", "select", "validate"] as const;
 
 /** `charter agents list|show|validate`: the registry of agents in the configured folders. */
 export const agentsCommand = defineCommand({
@@ -46,7 +52,7 @@ async function agentsSubcommand(
       { details: { argument: "subcommand", ...(subcommand === undefined ? {} : { value: subcommand }) } },
     );
   }
-  const expectsArgument = subcommand === "show";
+  const expectsArgument = subcommand === "show" || subcommand === "select";
   if (
     (expectsArgument && argument === undefined) ||
     (!expectsArgument && argument !== undefined) ||
@@ -54,9 +60,23 @@ async function agentsSubcommand(
   ) {
     throw new CharterError(
       "ARGUMENT_INVALID",
-      expectsArgument ? "usage: charter agents show <agent-id>" : `usage: charter agents ${subcommand}`,
-      { details: { argument: expectsArgument ? "agent-id" : (argument ?? extra[0]), reason: "unexpected" } },
+      subcommand === "show"
+        ? "usage: charter agents show <agent-id>"
+        : subcommand === "select"
+          ? 'usage: charter agents select "<task>" (quote the task)'
+          : `usage: charter agents ${subcommand}`,
+      {
+        details: {
+          argument: expectsArgument && argument === undefined ? subcommand : (extra[0] ?? argument),
+          reason: expectsArgument && argument === undefined ? "missing" : "unexpected",
+        },
+      },
     );
+  }
+  if (values.limit !== undefined && subcommand !== "select") {
+    throw new CharterError("ARGUMENT_INVALID", "--limit is for charter agents select only", {
+      details: { argument: "limit", reason: "unexpected" },
+    });
   }
   const options: LoadAgentRegistryOptions = {
     ...(values.config !== undefined ? { configPath: values.config } : {}),
@@ -71,6 +91,29 @@ async function agentsSubcommand(
     const agents = registry.list().map(agentSummary);
     if (values.json) streams.stdout.write(`${JSON.stringify(agents)}\n`);
     else for (const agent of agents) streams.stdout.write(listLine(agent, agents));
+    return exitCodes.success;
+  }
+  if (subcommand === "select") {
+    const { selectAgents } = await import("../agents/select-agents.js");
+    const limit = values.limit === undefined ? undefined : Number(values.limit);
+    if (limit !== undefined && (!Number.isInteger(limit) || limit <= 0)) {
+      throw new CharterError(
+        "ARGUMENT_INVALID",
+        `--limit must be a positive integer, not '${values.limit}'`,
+        {
+          details: { argument: "limit" },
+        },
+      );
+    }
+    const candidates = selectAgents(registry, argument as string, limit === undefined ? {} : { limit });
+    if (values.json) streams.stdout.write(`${JSON.stringify(candidates)}\n`);
+    else {
+      const width = Math.max(...candidates.map((candidate) => candidate.agentId.length));
+      for (const candidate of candidates) {
+        streams.stdout.write(`${candidate.agentId.padEnd(width)}  ${candidate.confidence.toFixed(3)}\n`);
+        for (const reason of candidate.reasons) streams.stdout.write(`${" ".repeat(width + 2)}${reason}\n`);
+      }
+    }
     return exitCodes.success;
   }
   const agent = registry.get(argument as string);

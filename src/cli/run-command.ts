@@ -1,3 +1,4 @@
+import type { AgentSelectionRecord } from "../contract/agent-selection-record.js";
 import { CharterError } from "../foundation/charter-error.js";
 import type { SecretRedactor } from "../foundation/secret-redactor.js";
 import type { CharterEvent } from "../session/charter-event.js";
@@ -47,17 +48,17 @@ const flags = {
   },
 } as const;
 
-/** `charter run <agent-id|agent.md> [prompt|-]`: the report on stdout (or the whole result with --json). */
+/** `charter run <agent-id|agent.md|auto> [prompt|-]`: the report on stdout (or the whole result with --json). */
 export const runCommand = defineCommand({
   name: "run",
   summary: "Run an agent on a prompt and print its report",
   description:
-    "Runs the agent on the prompt under its contract, records the run in the run store and its transcript in the runs directory, and prints the final report on stdout (progress on stderr). The agent is a file path, or the id of an agent in the registry (agentsDir, else ./agents; standard is built in). The exit code says how it ended.",
+    "Runs the agent on the prompt under its contract, records the run in the run store and its transcript in the runs directory, and prints the final report on stdout (progress on stderr). The agent is a file path, the id of an agent in the registry (agentsDir, else ./agents; standard is built in), or auto: the agent selection ranks first for the prompt (named on stderr, and recorded in the contract's decisions). The exit code says how it ended.",
   positionals: [
     {
-      name: "agent-id|agent.md",
+      name: "agent-id|agent.md|auto",
       description:
-        "A registry agent id (lowercase letters, digits, hyphens: reviewer, standard), or an agent file: Markdown with a YAML frontmatter.",
+        "A registry agent id (lowercase letters, digits, hyphens: reviewer, standard), an agent file (Markdown with a YAML frontmatter), or auto to have the agent selected for the prompt.",
     },
     {
       name: "prompt|-",
@@ -69,6 +70,7 @@ export const runCommand = defineCommand({
   examples: [
     'charter run agent.md "Summarise the open issues"',
     'charter run reviewer "Review the last commit"',
+    'charter run auto "Find recent papers on retrieval-augmented generation"',
     "echo 'List the files' | charter run agent.md - --json",
     "charter run agent.md 'Plan the release' --set maxTurns=5 --stream",
   ],
@@ -93,7 +95,7 @@ async function runAgentCommand(
   if (agentPath === undefined) {
     throw new CharterError(
       "ARGUMENT_INVALID",
-      "charter run needs an agent: charter run <agent-id|agent.md> [prompt|-]",
+      "charter run needs an agent: charter run <agent-id|agent.md|auto> [prompt|-]",
       {
         details: { argument: "agent" },
       },
@@ -131,6 +133,8 @@ async function runAgentCommand(
   const result = await runAgent({
     agentPath,
     agentCatalog,
+    // Which agent `auto` chose and why, on stderr (the report alone, or the one JSON document, on stdout).
+    onAgentSelection: (selection) => streams.stderr.write(selectionText(selection)),
     prompt,
     ...(values.config !== undefined ? { configPath: values.config } : {}),
     ...(set.length > 0 ? { set } : {}),
@@ -155,6 +159,12 @@ async function runAgentCommand(
     streams.stderr.write(runStopText(result, values.tenant !== undefined ? { tenantId: values.tenant } : {}));
   }
   return exitCodeForResult(result);
+}
+
+function selectionText(selection: AgentSelectionRecord): string {
+  const chosen = selection.candidates.find((candidate) => candidate.agentId === selection.selected);
+  const why = chosen === undefined ? "" : `: ${chosen.reasons.join("; ")}`;
+  return `charter: auto selected ${selection.selected} (confidence ${chosen?.confidence ?? "?"})${why}\n`;
 }
 
 async function readAll(stream: NodeJS.ReadableStream): Promise<string> {

@@ -1,4 +1,5 @@
 import type { RuntimeEnvironment } from "../foundation/environment.js";
+import type { AgentSelectionRecord } from "./agent-selection-record.js";
 import type { OutputFormat, ReasoningLevel, ToolManifestEntry, ToolPolicy } from "./execution-contract.js";
 
 /**
@@ -120,6 +121,11 @@ export interface ContractFactoryInput {
    * shape (and schema version) it had before abilities existed, so runs recorded then still resume.
    */
   readonly abilities?: ContractAbilityInjection;
+  /**
+   * How the agent was chosen, when a selector chose it: recorded in `decisions.agent_selection` (canonical JSON).
+   * Absent for an agent named by the user, whose contract is then what it was before selection existed.
+   */
+  readonly agentSelection?: AgentSelectionRecord;
   /** Supplies `contract_id` and `created_at`, the two fields the hash leaves out. */
   readonly environment: RuntimeEnvironment;
 }

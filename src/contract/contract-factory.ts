@@ -1,4 +1,6 @@
+import { canonicalJson } from "../foundation/canonical-json.js";
 import { deepFreeze } from "../foundation/deep-freeze.js";
+import { agentSelectionDecisionKey } from "./agent-selection-record.js";
 import { contractDefaults } from "./contract-defaults.js";
 import { contractDecider } from "./contract-factory-decider.js";
 import type { ContractAbilityInjection, ContractFactoryInput } from "./contract-factory-input.js";
@@ -97,6 +99,9 @@ export function buildExecutionContract(input: ContractFactoryInput): ExecutionCo
     input.modelProfileId ??
     decide("model_profile_id", "modelProfile", `${primaryTarget.provider}/${primaryTarget.model}`);
   if (input.modelProfileId !== undefined) decide.record("model_profile_id", "input");
+
+  if (input.agentSelection !== undefined)
+    decide.note(agentSelectionDecisionKey, canonicalJson(input.agentSelection));
 
   const abilities = input.abilities;
   if (abilities !== undefined) {

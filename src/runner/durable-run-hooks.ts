@@ -1,4 +1,5 @@
 import type { AgentOutcome } from "../contract/agent-outcome.js";
+import type { AgentSelectionRecord } from "../contract/agent-selection-record.js";
 import { CharterError } from "../foundation/charter-error.js";
 import type { SecretRedactor } from "../foundation/secret-redactor.js";
 import type { AccountingEntry } from "../session/accounting-entry.js";
@@ -17,10 +18,16 @@ import { idempotencyClassOf, type ToolCallGuardOptions } from "./guard-tool-call
 
 /** How a stored run is invoked again on resume: the agent file, configuration and overrides it ran with. */
 export interface RunInvocation {
+  /** The agent file, or the id of a built-in agent (which has no file). */
   readonly agent_path: string;
   readonly config_path: string | null;
   readonly cwd: string;
   readonly set: readonly string[];
+  /**
+   * How the agent was chosen when a selector chose it (`charter run auto`): resume runs the same agent under the
+   * same recorded selection, whatever the registry holds by then. Absent otherwise (and in runs recorded before).
+   */
+  readonly agent_selection?: AgentSelectionRecord;
 }
 
 /**

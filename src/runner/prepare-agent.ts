@@ -3,6 +3,7 @@ import { fitAbilities } from "../abilities/fit-abilities.js";
 import { type SelectedAbility, selectAbilities } from "../abilities/select-abilities.js";
 import type { AgentMessage } from "../contract/agent-message.js";
 import { systemMessage, userMessage } from "../contract/agent-message.js";
+import type { AgentSelectionRecord } from "../contract/agent-selection-record.js";
 import { buildExecutionContract } from "../contract/contract-factory.js";
 import type { ContractModelTargetInput, ContractSettings } from "../contract/contract-factory-input.js";
 import type { ExecutionContract } from "../contract/execution-contract.js";
@@ -57,6 +58,8 @@ export interface AgentDefinition {
    * run, core ones always, the others when they match the run's prompt, within their token budget.
    */
   readonly abilities?: AgentAbilities | null;
+  /** How a selector chose this agent (`charter run auto`, `delegate`): recorded in the contract's decisions. */
+  readonly agentSelection?: AgentSelectionRecord;
   /** Every tool the agent may use (MCP tools, function tools); `tool_output` and `final_report` are added. */
   readonly tools?: readonly RegisteredTool[];
   readonly parentContractHash?: string | null;
@@ -202,6 +205,7 @@ export function prepareAgent(definition: AgentDefinition): PreparedAgent {
       parentContractHash: definition.parentContractHash ?? null,
       adapterVersion: ADAPTER_VERSION,
       environment,
+      ...(definition.agentSelection !== undefined ? { agentSelection: definition.agentSelection } : {}),
       // Counted with the context guard's own estimator, and only for an agent that names abilities: an agent
       // without any never loads the tokenizer here.
       ...(abilities === null || selected === null

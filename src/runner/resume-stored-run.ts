@@ -194,6 +194,9 @@ export async function resumeStoredRun(options: ResumeStoredRunOptions): Promise<
       completed: prepared.completed,
       possiblyInFlight: prepared.possiblyInFlight,
       answers,
+      ...(prepared.invocation.agent_selection !== undefined
+        ? { agentSelection: prepared.invocation.agent_selection }
+        : {}),
     },
   );
 }

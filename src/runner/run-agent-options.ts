@@ -1,3 +1,4 @@
+import type { AgentSelectionRecord } from "../contract/agent-selection-record.js";
 import type { ExecutionContract } from "../contract/execution-contract.js";
 import type { RuntimeEnvironment } from "../foundation/environment.js";
 import type { SecretRedactor } from "../foundation/secret-redactor.js";
@@ -15,9 +16,12 @@ import type { CompletedToolCall, ToolCallDecision, TurnCall } from "./guard-tool
 export interface RunAgentOptions {
   /**
    * Path of the agent file (Markdown with YAML frontmatter), or a registry agent id (lowercase letters, digits and
-   * hyphens, such as `reviewer` or `standard`), which `agentCatalog` resolves.
+   * hyphens, such as `reviewer` or `standard`), which `agentCatalog` resolves, or `auto`: the agent `agentCatalog`
+   * selects for the prompt (the selection is recorded in the contract's decisions).
    */
   readonly agentPath: string;
+  /** Told which agent `auto` selected and why, before the run starts. */
+  readonly onAgentSelection?: (selection: AgentSelectionRecord) => void;
   /**
    * Resolves registry ids: the agent to run when `agentPath` is an id, and sub-agents named by id. Without it an id
    * is refused with AGENT_NOT_FOUND. The library's `runAgent` and the CLI supply the project's registry.
@@ -95,6 +99,8 @@ export interface ResumeRequest {
   readonly decisions: readonly ToolCallDecision[];
   readonly completed: readonly CompletedToolCall[];
   readonly possiblyInFlight: TurnCall | null;
+  /** The selection the run's agent was chosen by (`charter run auto`), as its invocation recorded it. */
+  readonly agentSelection?: AgentSelectionRecord;
   /** Answers to the questions tool servers asked (MCP elicitation), by call id. */
   readonly answers?: ReadonlyMap<string, McpElicitationAnswer>;
 }

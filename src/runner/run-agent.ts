@@ -15,6 +15,7 @@ import {
 import { parseSetOverrides } from "../config/parse-set-overrides.js";
 import { findModelPricing } from "../config/pricing-configuration-schema.js";
 import { resolveModelTargets, selectModelReferences } from "../config/resolve-model-targets.js";
+import type { AgentSelectionRecord } from "../contract/agent-selection-record.js";
 import type { ExecutionContract } from "../contract/execution-contract.js";
 import { CharterError } from "../foundation/charter-error.js";
 import { type RuntimeEnvironment, systemEnvironment } from "../foundation/environment.js";
@@ -29,7 +30,12 @@ import type { RegisteredTool, ToolSource } from "../tools/tool-definition.js";
 import { processToolQueues } from "../tools/tool-queues.js";
 import { createJsonlTranscriptWriter } from "../transcript/jsonl-transcript-writer.js";
 import { createTeeTranscriptWriter } from "../transcript/tee-transcript-writer.js";
-import type { AgentCatalog } from "./agent-catalog.js";
+import {
+  type AgentCatalog,
+  type AgentLookup,
+  type AgentSelection,
+  autoAgentReference,
+} from "./agent-catalog.js";
 import { checkCorrelationId } from "./check-correlation-id.js";
 import { configureToolIdempotency } from "./configure-tool-idempotency.js";
 import { createExtractionRunner } from "./create-extraction-runner.js";
@@ -100,7 +106,12 @@ export async function runAgentFile(
       ...(options.binaryDirectory !== undefined ? { binaryDirectory: options.binaryDirectory } : {}),
       ...(options.processEnvironment !== undefined ? { processEnvironment: options.processEnvironment } : {}),
     };
-    const { agent, loaded } = await loadTopLevelAgent(options, configurationOptions, cwd);
+    const { agent, loaded, selection } = await loadTopLevelAgent(
+      options,
+      configurationOptions,
+      cwd,
+      resume?.agentSelection ?? null,
+    );
     // What resume starts again from: the agent file, or the id of a built-in agent (which has no file).
     const agentPath = agent.builtIn ? agent.id : agent.path;
     for (const secret of loaded.secrets) redactor.addSecret(secret.value, secret.label);
@@ -133,6 +144,7 @@ export async function runAgentFile(
         config_path: options.configPath !== undefined ? resolve(cwd, options.configPath) : null,
         cwd,
         set: options.set ?? [],
+        ...(selection !== null ? { agent_selection: selection } : {}),
       },
       resume,
       abilityLibrary: once(() =>
@@ -143,7 +155,17 @@ export async function runAgentFile(
     const maxDepth =
       context.overrides.maxDepth ?? agent.settings.maxDepth ?? loaded.configuration.defaults.maxDepth;
     const trace = rootDelegationTrace(agent.id, maxDepth ?? defaultMaxDelegationDepth);
-    return await runLoadedAgent(context, agent, options.prompt, trace, runId, options.signal, true, null);
+    return await runLoadedAgent(
+      context,
+      agent,
+      options.prompt,
+      trace,
+      runId,
+      options.signal,
+      true,
+      null,
+      selection,
+    );
   } catch (error) {
     return preflightFailureResult(runId, error, environment.now(), redactor);
   } finally {
@@ -161,6 +183,8 @@ async function runLoadedAgent(
   signal: AbortSignal | undefined,
   topLevel: boolean,
   parentRunId: string | null,
+  /** How a selector chose this agent (`auto`, `delegate`), recorded in its contract; null when it was named. */
+  selection: AgentSelectionRecord | null,
 ): Promise<AIAgentResult> {
   const { environment, loaded, redactor } = context;
   const configuration = loaded.configuration;
@@ -242,6 +266,7 @@ async function runLoadedAgent(
               childSignal,
               false,
               runId,
+              null,
             ),
         }),
       );
@@ -274,6 +299,7 @@ async function runLoadedAgent(
       redactor,
       trace: { callPath: trace.callPath, parentTxnId: trace.parentTxnId, originTxnId: trace.originTxnId },
       abilities,
+      ...(selection !== null ? { agentSelection: selection } : {}),
       queues: processToolQueues(configuration.queues),
       ...(Object.keys(configuration.toolCache).length > 0
         ? {
@@ -451,6 +477,7 @@ async function runLoadedAgent(
           models: resolvedTargets.map((target) => createModelClient(target, { environment })),
           tools: [],
           abilities,
+          ...(selection !== null ? { agentSelection: selection } : {}),
           parentContractHash: trace.parentContractHash,
           environment,
           redactor,
@@ -510,24 +537,55 @@ async function loadTopLevelAgent(
   options: RunAgentOptions,
   configurationOptions: LoadConfigurationOptions,
   cwd: string,
-): Promise<{ agent: AgentFile; loaded: LoadedConfiguration }> {
+  recordedSelection: AgentSelectionRecord | null,
+): Promise<{ agent: AgentFile; loaded: LoadedConfiguration; selection: AgentSelectionRecord | null }> {
   if (!isAgentIdReference(options.agentPath)) {
     const agent = await loadAgentFile(resolve(cwd, options.agentPath));
     return {
       agent,
       loaded: await loadConfiguration({ ...configurationOptions, promptDirectory: agent.directory }),
+      selection: recordedSelection,
     };
   }
   const base = await loadConfiguration(configurationOptions);
-  const agent = await resolveAgentId(options.agentCatalog ?? null, options.agentPath, {
-    configuration: base.configuration,
-    cwd,
-  });
-  if (agent.builtIn) return { agent, loaded: base };
+  const lookup = { configuration: base.configuration, cwd };
+  let agent: AgentFile;
+  let selection = recordedSelection;
+  if (options.agentPath === autoAgentReference) {
+    const selected = await selectAgent(options.agentCatalog ?? null, options.prompt, lookup);
+    agent = selected.agent;
+    selection = selected.record;
+    options.onAgentSelection?.(selection);
+  } else {
+    agent = await resolveAgentId(options.agentCatalog ?? null, options.agentPath, lookup);
+  }
+  if (agent.builtIn) return { agent, loaded: base, selection };
   return {
     agent,
     loaded: await loadConfiguration({ ...configurationOptions, promptDirectory: agent.directory }),
+    selection,
   };
+}
+
+async function selectAgent(
+  catalog: AgentCatalog | null,
+  task: string,
+  lookup: AgentLookup,
+): Promise<AgentSelection> {
+  if (catalog === null) {
+    throw new CharterError(
+      "AGENT_NOT_FOUND",
+      "'auto' selects an agent from the registry, and no agent registry was given (pass agentCatalog)",
+      { details: { id: autoAgentReference, reason: "no_registry" } },
+    );
+  }
+  const selected = await catalog.select(task, lookup);
+  if (selected === null) {
+    throw new CharterError("AGENT_NOT_FOUND", "no agent of the registry can take this task", {
+      details: { id: autoAgentReference, reason: "nothing_selected" },
+    });
+  }
+  return selected;
 }
 
 function resolveAgentId(

@@ -236,3 +236,114 @@ describe("charter run <agent-id>", () => {
     });
   });
 });
+
+describe("selection: charter agents select and charter run auto", () => {
+  const team = {
+    "agents/researcher.md": agentText(
+      "description: Finds and summarises sources\nkeywords: [research, papers]\nexampleTasks: [Find recent papers]\nnotForTasks: [write code]",
+      "I am the researcher.",
+    ),
+    "agents/coder.md": agentText(
+      "description: Writes and fixes code\nkeywords: [code, bug]\nexampleTasks: [Fix the failing test]",
+      "I am the coder.",
+    ),
+  };
+
+  it("agents select ranks the agents, the same bytes every time", async () => {
+    server = await startScriptedOpenAIServer({ script: [] });
+    const { charter } = await project(team);
+    const task = "Find recent papers on code review";
+    const first = await charter(["agents", "select", task, "--json"]);
+    const second = await charter(["agents", "select", task, "--json"]);
+    expect(first.exitCode).toBe(0);
+    expect(second.stdout).toBe(first.stdout);
+    expect(JSON.parse(first.stdout)).toEqual([
+      {
+        agentId: "researcher",
+        confidence: 0.55,
+        reasons: [
+          'exampleTasks: the task contains "Find recent papers" (+0.4)',
+          'keywords: "papers" (+0.15)',
+        ],
+      },
+      {
+        agentId: "coder",
+        confidence: 0.2,
+        reasons: ['keywords: "code" (+0.15)', 'description: shares "code" (+0.05)'],
+      },
+    ]);
+    const limited = await charter(["agents", "select", task, "--limit", "1"]);
+    expect(limited.stdout).toBe(
+      'researcher  0.550\n            exampleTasks: the task contains "Find recent papers" (+0.4)\n            keywords: "papers" (+0.15)\n',
+    );
+    expect((await charter(["agents", "select", "Bake bread", "--json"])).stdout).toBe(
+      '[{"agentId":"standard","confidence":0.5,"reasons":["no agent matched the task: standard is the fallback (+0.5)"]}]\n',
+    );
+    expect((await charter(["agents", "select"])).exitCode).toBe(4);
+    expect((await charter(["agents", "list", "--limit", "2"])).exitCode).toBe(4);
+  });
+
+  it("run auto runs the top candidate and records the selection in the contract's decisions, hashed and verified", async () => {
+    server = await startScriptedOpenAIServer({
+      respond: (request) => report(`${systemLine(request)} answered`),
+    });
+    const { directory, charter } = await project(team);
+    const task = "Fix the failing test";
+    const run = await charter(["run", "auto", task, "--json", "--runs-dir", join(directory, "runs")]);
+    expect(run.exitCode).toBe(0);
+    expect(run.stderr).toContain(
+      'charter: auto selected coder (confidence 0.6): exampleTasks: "Fix the failing test" is the task (+0.6)',
+    );
+    const result = JSON.parse(run.stdout);
+    expect(result.finalReport.content).toBe("I am the coder. answered");
+    const contract = JSON.parse(
+      await readFile(join(directory, "runs", result.runId, "contract.json"), "utf8"),
+    );
+    expect(contract.contract_hash).toBe(result.contractHash);
+    const selected = JSON.parse((await charter(["agents", "select", task, "--json"])).stdout);
+    expect(JSON.parse(contract.decisions.agent_selection)).toEqual({
+      selected: "coder",
+      candidates: selected,
+    });
+    // The selection is in the hashed content: the run verifies, and its contract differs from `run coder`'s.
+    const verified = await charter(["verify", result.runId]);
+    expect(verified.exitCode).toBe(0);
+    const named = JSON.parse((await charter(["run", "coder", task, "--json"])).stdout);
+    expect(named.contractHash).not.toBe(result.contractHash);
+
+    const fallback = JSON.parse((await charter(["run", "auto", "Bake bread", "--json"])).stdout);
+    expect(fallback.finalReport.content).toBe("You are a careful general-purpose assistant. answered");
+  });
+
+  it("resumes a run auto chose under the recorded selection, though the registry changed since", async () => {
+    server = await startScriptedOpenAIServer({
+      script: [
+        {
+          kind: "tool_calls",
+          calls: [{ id: "call_erase", name: "test__record", arguments: { key: "k", value: "v" } }],
+        },
+        report("erased"),
+      ],
+    });
+    const { directory, charter } = await project(
+      {
+        "agents/eraser.md": agentText(
+          "keywords: [erase]\ntools: [test]\ndestructiveTools: [test__record]",
+          "I am the eraser.",
+        ),
+      },
+      { mcpServers: { test: { type: "stdio", command: process.execPath, args: [mcpTestServerPath] } } },
+    );
+    const stopped = JSON.parse((await charter(["run", "auto", "Erase the cache", "--json"])).stdout);
+    expect(stopped.error.code).toBe("APPROVAL_REQUIRED");
+    // Another agent that would now win the selection: the resumed run keeps the agent and contract it started with.
+    const { writeFile } = await import("node:fs/promises");
+    await writeFile(join(directory, "agents", "cleaner.md"), agentText("exampleTasks: [Erase the cache]"));
+    const resumed = await charter(["resume", stopped.runId, "--approve", "call_erase", "--json"]);
+    expect(resumed.exitCode).toBe(0);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({
+      outcome: "COMPLETED_WITH_TOOLS",
+      contractHash: stopped.contractHash,
+    });
+  });
+});

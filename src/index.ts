@@ -147,3 +147,13 @@ export { createInMemoryTranscriptWriter } from "./transcript/in-memory-transcrip
 export { createJsonlTranscriptWriter } from "./transcript/jsonl-transcript-writer.js";
 export { reassembleRawRequest } from "./transcript/raw-request-parts.js";
 export { verifyEntries, verifyRunDirectory } from "./transcript/verify-transcript.js";
+// Work items: atomic agent changes to a git repository
+export { parseWorkItem } from "./work/load-work-item.js";
+export { recoverInterruptedWork, type WorkRecovery } from "./work/recover-interrupted-work.js";
+export { type RunWorkItemOptions, runWorkItem } from "./work/run-work-item.js";
+export { stateHash, workingTreeListing } from "./work/state-listing.js";
+export { type ReceiptVerification, verifyWorkReceipt } from "./work/verify-work-receipt.js";
+export type { WorkItem } from "./work/work-item-schema.js";
+export type { WorkReceipt } from "./work/work-receipt.js";
+export { openWorkRepository } from "./work/work-repository.js";
+export type { WorkRunResult } from "./work/work-run-result.js";

@@ -148,5 +148,50 @@ export function createMcpHttpTestSessionServer(executed: ExecutedMcpToolCall[]):
       return text(content.type === "text" ? (content.text ?? "") : `[${content.type}]`);
     },
   );
+  installMalformedResultTool(server, log);
   return server;
+}
+
+/** Results whose envelope is broken, by the `kind` `malformed_result` is called with. */
+const malformedResults: Readonly<Record<string, unknown>> = {
+  content_not_array: { content: "not a list" },
+  unknown_content_type: {
+    content: [
+      { type: "text", text: "fine" },
+      { type: "video", url: "https://example.com/clip.mp4" },
+    ],
+  },
+  missing_field: { content: [{ type: "image", mimeType: "image/png" }] },
+  is_error_not_boolean: { content: [], isError: "yes" },
+};
+
+type RequestHandler = (request: { method: string; params?: unknown }, extra: unknown) => Promise<unknown>;
+
+/**
+ * `malformed_result`: answers with a tools/call result whose envelope is broken in the way `kind` names. McpServer
+ * checks what a tool handler returns and would refuse to send it, so the tools/call handler answers it itself.
+ */
+function installMalformedResultTool(
+  server: McpServer,
+  log: (tool: string, args: Record<string, unknown>) => void,
+): void {
+  server.registerTool(
+    "malformed_result",
+    {
+      description: "Answers with a tools/call result whose envelope is broken in the way `kind` names.",
+      inputSchema: { kind: z.enum(Object.keys(malformedResults) as [string, ...string[]]) },
+      annotations: { readOnlyHint: true },
+    },
+    async () => text("unreachable: the tools/call handler answers this tool"),
+  );
+  const handlers = (server.server as unknown as { _requestHandlers: Map<string, RequestHandler> })
+    ._requestHandlers;
+  const original = handlers.get("tools/call");
+  if (original === undefined) throw new Error("McpServer registered no tools/call handler");
+  handlers.set("tools/call", async (request, extra) => {
+    const params = request.params as { name?: unknown; arguments?: { kind?: unknown } } | undefined;
+    if (params?.name !== "malformed_result") return original(request, extra);
+    log("malformed_result", { kind: params.arguments?.kind });
+    return malformedResults[String(params.arguments?.kind)] ?? text("unknown kind");
+  });
 }

@@ -9,8 +9,9 @@
  * - `CHARTER_TEST_MCP_SILENT=1`: never answer anything (start timeouts); exits when stdin closes.
  * - `CHARTER_TEST_MCP_PAGE_SIZE=<n>`: list tools in pages of n, following `nextCursor`.
  * Besides plain tools it has tools that return an image, audio and a binary resource, tools that ask the client
- * for its roots and for sampling, and `long_job`, a task-only tool (`execution.taskSupport: "required"`) that a
- * client without tasks cannot call.
+ * for its roots and for sampling, `long_job`, a task-only tool (`execution.taskSupport: "required"`) that a
+ * client without tasks cannot call, `request_meta`, which answers the `_meta` it was called with, and
+ * `malformed_result`, which answers with a broken result envelope.
  *
  * - `CHARTER_TEST_RECORD_FILE=<path>`: where the `record` tools append their JSON lines (`count_records` reads
  *   it); `record_until_released` answers once `<path>.release` exists.
@@ -208,6 +209,7 @@ async function serve(): Promise<void> {
   registerMediaTools(server);
   registerClientFeatureTools(server);
   installTaskOnlyTool(server);
+  installMalformedResultTool(server);
 
   const pageSize = Number(process.env.CHARTER_TEST_MCP_PAGE_SIZE ?? "0");
   if (process.env.CHARTER_TEST_MCP_FAIL_LIST === "1") {
@@ -398,5 +400,43 @@ function installTaskOnlyTool(server: McpServer): void {
         },
       ],
     };
+  });
+}
+
+/**
+ * Lists `malformed_result`, a tool whose answer is not a valid tools/call result. McpServer checks what a tool
+ * handler returns and would refuse to send it, so the tools/call handler answers this tool itself.
+ */
+function installMalformedResultTool(server: McpServer): void {
+  // Results whose envelope is broken, by kind (inside the function: the server starts before this module's
+  // later constants are initialised).
+  const malformedResults: Readonly<Record<string, unknown>> = {
+    content_not_array: { content: "not a list" },
+    unknown_content_type: {
+      content: [
+        { type: "text", text: "fine" },
+        { type: "video", url: "https://example.com/clip.mp4" },
+      ],
+    },
+    missing_field: { content: [{ type: "image", mimeType: "image/png" }] },
+    is_error_not_boolean: { content: [], isError: "yes" },
+  };
+  server.registerTool(
+    "malformed_result",
+    {
+      description: "Answers with a tools/call result whose envelope is broken in the way `kind` names.",
+      inputSchema: { kind: z.enum(Object.keys(malformedResults) as [string, ...string[]]) },
+      annotations: { readOnlyHint: true },
+    },
+    async () => text("unreachable: the tools/call handler answers this tool"),
+  );
+  const handlers = (server.server as unknown as { _requestHandlers: Map<string, ListHandler> })
+    ._requestHandlers;
+  const original = handlers.get("tools/call");
+  if (original === undefined) throw new Error("McpServer registered no tools/call handler");
+  handlers.set("tools/call", async (request, extra) => {
+    const params = request.params as { name?: unknown; arguments?: { kind?: unknown } } | undefined;
+    if (params?.name !== "malformed_result") return original(request, extra);
+    return malformedResults[String(params.arguments?.kind)] ?? text("unknown kind");
   });
 }

@@ -63,6 +63,7 @@ describe("an MCP server over Streamable HTTP", () => {
       "remote__echo",
       "remote__fail",
       "remote__list_roots",
+      "remote__malformed_result",
       "remote__purge",
       "remote__record",
       "remote__request_meta",

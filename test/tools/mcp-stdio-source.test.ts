@@ -108,6 +108,7 @@ describe("an MCP server over stdio", () => {
       "test__echo",
       "test__fail",
       "test__list_roots",
+      "test__malformed_result",
       "test__record",
       "test__record_slowly",
       "test__record_until_released",
@@ -199,7 +200,7 @@ describe("MCP server lifecycle", () => {
     const paged = await testServer({ env: { CHARTER_TEST_MCP_PAGE_SIZE: "2" } }).start();
     const single = await testServer().start();
     expect(paged.map((tool) => tool.manifest)).toEqual(single.map((tool) => tool.manifest));
-    expect(paged).toHaveLength(17);
+    expect(paged).toHaveLength(18);
   });
 
   it("rejects with MCP_SERVER_FAILED (phase start, exit code, stderr) when the server exits before connecting", async () => {

@@ -16,6 +16,7 @@ import { createToolNameFilter } from "../tool-name-filter.js";
 import { classifyMcpFailure, type McpFailure, mcpClosedFailure } from "./classify-mcp-failure.js";
 import { connectMcpRound, McpRoundFailure } from "./connect-mcp-round.js";
 import { correlationIdFields } from "./correlation-id-fields.js";
+import { lenientCallToolResult } from "./lenient-call-tool-result.js";
 import { listMcpTools } from "./list-mcp-tools.js";
 import type { McpClientFeatures, McpElicitationHandler, McpSamplingHandler } from "./mcp-client-features.js";
 import { mcpContentToOutput } from "./mcp-content-to-output.js";
@@ -359,20 +360,14 @@ export function createMcpSource(
   ): Promise<ToolOutput> {
     for (let attempt = 1; ; attempt++) {
       const session = await sessionFor(context.signal);
+      let result: Awaited<ReturnType<typeof session.client.callTool>>;
       try {
-        const result = await session.client.callTool(
+        result = await session.client.callTool(
           { name: tool.name, arguments: { ...input }, ...callMeta },
-          undefined,
+          lenientCallToolResult.schema,
           { signal: context.signal, timeout: callTimeout },
         );
         if (session === current) tracker.update("healthy");
-        const { text, media, binaryResources } = mcpContentToOutput(result);
-        return {
-          text,
-          isError: result.isError === true,
-          ...(media.length === 0 ? {} : { media }),
-          ...(binaryResources.length === 0 ? {} : { binaryResources }),
-        };
       } catch (error) {
         if (context.signal.aborted) throw interrupted();
         const failure = classifyMcpFailure(error, session);
@@ -396,6 +391,23 @@ export function createMcpSource(
               : "lost_in_flight";
         throw mcpCallFailure(server, definition, failure, situation);
       }
+      // The server answered, with something that is not a tools/call result: not a tool failure the model can read
+      // and work around, but a broken envelope, which fails the run (FAILED_VALIDATION) with what was wrong.
+      const problem = lenientCallToolResult.problemOf(result);
+      if (problem !== null) {
+        throw new CharterError(
+          "TOOL_RESULT_INVALID",
+          `MCP server '${server}' answered ${tool.name} with a malformed result: ${problem}`,
+          { details: { server, tool: tool.name, problem } },
+        );
+      }
+      const { text, media, binaryResources } = mcpContentToOutput(result);
+      return {
+        text,
+        isError: result.isError === true,
+        ...(media.length === 0 ? {} : { media }),
+        ...(binaryResources.length === 0 ? {} : { binaryResources }),
+      };
     }
   }
 

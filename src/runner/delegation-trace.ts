@@ -40,3 +40,23 @@ export function delegationRefusal(trace: DelegationTrace, childId: string): stri
   }
   return null;
 }
+
+/**
+ * The trace of a child run started by a tool call of the run at `trace` (a sub-agent tool, `delegate`): one agent
+ * deeper, its transactions linked to the call that started it and to the chain's root.
+ */
+export function childDelegationTrace(
+  trace: DelegationTrace,
+  childId: string,
+  transaction: string,
+  parentContractHash: string | null,
+): DelegationTrace {
+  return {
+    chain: [...trace.chain, childId],
+    callPath: `${trace.callPath}/${childId}`,
+    parentTxnId: transaction,
+    originTxnId: trace.originTxnId ?? transaction,
+    parentContractHash,
+    maxDepth: trace.maxDepth,
+  };
+}

@@ -40,6 +40,7 @@ import { checkCorrelationId } from "./check-correlation-id.js";
 import { configureToolIdempotency } from "./configure-tool-idempotency.js";
 import { createExtractionRunner } from "./create-extraction-runner.js";
 import { createSamplingRunner } from "./create-sampling-runner.js";
+import { createDelegateTool } from "./delegate-tool.js";
 import { type DelegationTrace, defaultMaxDelegationDepth, rootDelegationTrace } from "./delegation-trace.js";
 import { createDurableRunHooks, type RunInvocation } from "./durable-run-hooks.js";
 import { guardToolCalls } from "./guard-tool-calls.js";
@@ -267,6 +268,36 @@ async function runLoadedAgent(
               false,
               runId,
               null,
+            ),
+        }),
+      );
+    }
+    // `delegation: auto`: the delegate tool, which hands a sub-task to the agent the registry's selector picks.
+    if (agent.profile.delegation === "auto") {
+      const catalog = context.catalog;
+      if (catalog === null) {
+        throw new CharterError(
+          "AGENT_NOT_FOUND",
+          `agent ${agent.id} has delegation: auto, which selects agents from the registry, and no agent registry was given (pass agentCatalog)`,
+          { details: { id: agent.id, key: "delegation", reason: "no_registry" } },
+        );
+      }
+      subAgents.push(
+        createDelegateTool({
+          trace,
+          parentContractHash: () => contractHash,
+          select: (task, exclude) => catalog.select(task, { configuration, cwd: context.cwd }, exclude),
+          runChild: (child, task, childTrace, childSignal, childSelection) =>
+            runLoadedAgent(
+              context,
+              child,
+              task,
+              childTrace,
+              environment.newId("run"),
+              childSignal,
+              false,
+              runId,
+              childSelection,
             ),
         }),
       );

@@ -5,7 +5,7 @@ import type { AIAgentResult } from "../session/agent-result.js";
 import { finalReportText } from "../session/final-report.js";
 import { toolCallTransactionId } from "../session/observe-tool-results.js";
 import type { RegisteredTool, ToolExecutionContext } from "../tools/tool-definition.js";
-import { type DelegationTrace, delegationRefusal } from "./delegation-trace.js";
+import { childDelegationTrace, type DelegationTrace, delegationRefusal } from "./delegation-trace.js";
 
 /** Runs a child agent for a sub-agent tool call; supplied by the runner, which knows configuration and tools. */
 export type ChildRunner = (
@@ -54,15 +54,12 @@ export function createSubAgentTool(options: {
         declaredSchema === undefined && typeof input.prompt === "string"
           ? input.prompt
           : JSON.stringify(input);
-      const transaction = toolCallTransactionId(context.runId, context.callId);
-      const childTrace: DelegationTrace = {
-        chain: [...trace.chain, child.id],
-        callPath: `${trace.callPath}/${child.id}`,
-        parentTxnId: transaction,
-        originTxnId: trace.originTxnId ?? transaction,
-        parentContractHash: options.parentContractHash(),
-        maxDepth: trace.maxDepth,
-      };
+      const childTrace = childDelegationTrace(
+        trace,
+        child.id,
+        toolCallTransactionId(context.runId, context.callId),
+        options.parentContractHash(),
+      );
       const result = await options.runChild(child, prompt, childTrace, context.signal);
       const text = result.finalReport === null ? "(no report)" : finalReportText(result.finalReport);
       // The child's accounting joins the parent's, inside this call (its entries carry the delegation trace).

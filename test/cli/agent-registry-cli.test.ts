@@ -347,3 +347,30 @@ describe("selection: charter agents select and charter run auto", () => {
     });
   });
 });
+
+describe("charter run with delegation: auto", () => {
+  it("offers the delegate tool, which runs the agent selection picks for the sub-task", async () => {
+    server = await startScriptedOpenAIServer({
+      respond: (request) => {
+        const line = systemLine(request);
+        if (line === "I am the coder.") return report("patched");
+        const replies = messagesOf(request).filter((message) => message.role === "tool");
+        return replies.length === 0
+          ? {
+              kind: "tool_calls",
+              calls: [{ name: "delegate", arguments: { task: "Fix the bug in the parser" } }],
+            }
+          : report(`lead relays: ${replies[0]?.content}`);
+      },
+    });
+    const { charter } = await project({
+      "agents/lead.md": agentText("delegation: auto", "I am the lead."),
+      "agents/coder.md": agentText("keywords: [bug, parser]", "I am the coder."),
+    });
+    const run = await charter(["run", "lead", "Make the parser work.", "--json"]);
+    expect(run.exitCode).toBe(0);
+    expect(JSON.parse(run.stdout).finalReport.content).toBe(
+      "lead relays: delegated to 'coder' (confidence 0.3):\npatched",
+    );
+  });
+});

@@ -27,14 +27,47 @@ async function runExample(name: string): Promise<unknown> {
 }
 
 describe("docs/library.md examples", () => {
-  it("has the five examples", () => {
+  it("has the seven examples", () => {
     expect(examples.map((example) => example.name)).toEqual([
       "function-tool",
       "events-and-abort",
       "openai-compatible",
       "agent-file",
       "abilities",
+      "agent-registry",
+      "run-auto",
     ]);
+  });
+
+  it("agent-registry: files read and checked, register and update, references resolved, agents ranked", async () => {
+    const { ids, duplicate, agentPath, ranked, fallback } = (await runExample("agent-registry")) as {
+      ids: string[];
+      duplicate: string;
+      agentPath: string;
+      ranked: { agentId: string; confidence: number; reasons: string[] }[];
+      fallback: { agentId: string; confidence: number }[];
+    };
+    expect(ids).toEqual(["coder", "researcher", "reviewer", "standard"]);
+    expect(duplicate).toBe("AGENT_ID_DUPLICATE");
+    expect(agentPath).toMatch(/agents\/researcher\.md$/);
+    expect(ranked.map(({ agentId, confidence }) => [agentId, confidence])).toEqual([
+      ["researcher", 0.55],
+      ["coder", 0],
+    ]);
+    expect(fallback).toEqual([expect.objectContaining({ agentId: "standard", confidence: 0.5 })]);
+  });
+
+  it("run-auto: the selected agent runs, the selection reported and recorded in the contract", async () => {
+    const { result, chosen } = (await runExample("run-auto")) as {
+      result: { success: boolean; finalReport: { content: string }; transcript: { directory: string } };
+      chosen: { selected: string; candidates: { agentId: string; confidence: number }[] };
+    };
+    expect(result.success).toBe(true);
+    expect(result.finalReport.content).toBe("Three papers found.");
+    expect(chosen.selected).toBe("researcher");
+    const contract = JSON.parse(await readFile(join(result.transcript.directory, "contract.json"), "utf8"));
+    expect(contract.agent_id).toBe("researcher");
+    expect(JSON.parse(contract.decisions.agent_selection)).toEqual(chosen);
   });
 
   it("function-tool: a zod-typed function tool under tool_policy=required", async () => {

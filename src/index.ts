@@ -157,3 +157,16 @@ export type { WorkItem } from "./work/work-item-schema.js";
 export type { WorkReceipt } from "./work/work-receipt.js";
 export { openWorkRepository } from "./work/work-repository.js";
 export type { WorkRunResult } from "./work/work-run-result.js";
+// Workflows
+export { type LoadedWorkflow, loadWorkflowFile } from "./workflow/load-workflow-file.js";
+export { type ResumeWorkflowOptions, resumeWorkflow } from "./workflow/resume-workflow.js";
+export { type RunWorkflowOptions, runWorkflow } from "./workflow/run-workflow.js";
+export {
+  type ChildRunVerification,
+  verifyWorkflowRun,
+  type WorkflowVerificationReport,
+} from "./workflow/verify-workflow-run.js";
+export type { WorkflowDefinition, WorkflowStep } from "./workflow/workflow-definition.js";
+export type { WorkflowProgressEvent } from "./workflow/workflow-progress-event.js";
+export type { WorkflowError, WorkflowResult, WorkflowStepResult } from "./workflow/workflow-result.js";
+export type { StepStatus, WorkflowStatus } from "./workflow/workflow-status.js";

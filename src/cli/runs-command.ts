@@ -123,6 +123,8 @@ function listLine(run: StoredRunSummary): string {
   const duration = run.durationMs === null ? "-" : `${run.durationMs}ms`;
   return [
     run.runId,
+    // A workflow run says so; an agent run's line is as it always was.
+    ...(run.kind === "workflow" ? ["workflow"] : []),
     run.agentId,
     run.status,
     run.outcome ?? "-",

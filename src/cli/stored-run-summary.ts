@@ -5,6 +5,8 @@ import { tenantFlag } from "./tenant-flag.js";
 /** What `charter runs list` and `charter runs show` print of a stored run (the same fields in both). */
 export interface StoredRunSummary {
   readonly runId: string;
+  /** `agent`, or `workflow` for a workflow run (whose agentId is the workflow's id). */
+  readonly kind: string;
   readonly agentId: string;
   /** The stored status, or `abandoned` for a `running` run whose process is gone. */
   readonly status: string;
@@ -31,7 +33,7 @@ export interface StoredRunSummary {
   /** Who runs (or last ran) the run, and when it last said it was alive (ISO 8601). */
   readonly owner: { readonly pid: number; readonly host: string; readonly startedAt: string } | null;
   readonly heartbeatAt: string | null;
-  /** For an abandoned run: the command that continues it. */
+  /** For an abandoned run: the command that continues it (`charter workflow resume` for a workflow run). */
   readonly resumeCommand: string | null;
 }
 
@@ -39,6 +41,7 @@ export function storedRunSummary(run: RunSummary, now: number = Date.now()): Sto
   const abandoned = isRunAbandoned(run, now);
   return {
     runId: run.runId,
+    kind: run.kind,
     agentId: run.agentId,
     status: abandoned ? "abandoned" : run.status,
     statusReason: run.statusReason,
@@ -66,6 +69,10 @@ export function storedRunSummary(run: RunSummary, now: number = Date.now()): Sto
             startedAt: new Date(run.owner.startedAt).toISOString(),
           },
     heartbeatAt: run.heartbeatAt === null ? null : new Date(run.heartbeatAt).toISOString(),
-    resumeCommand: abandoned ? `charter resume ${run.runId}${tenantFlag(run.tenantId)}` : null,
+    resumeCommand: abandoned
+      ? run.kind === "workflow"
+        ? `charter workflow resume ${run.runId}${tenantFlag(run.tenantId)}`
+        : `charter resume ${run.runId}${tenantFlag(run.tenantId)}`
+      : null,
   };
 }

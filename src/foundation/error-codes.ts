@@ -95,11 +95,9 @@ export const errorCodes = [
   // bind): resume and replay refuse it rather than act on a forged record.
   "RUN_TAMPERED",
   // Workflows: a template that names a value the step's run did not produce (a JSON path in a report that is
-  // not JSON, say), a stored workflow checkpoint that fails its schema, and a tool step whose call may have run
-  // when the process died and that is not safe to run again.
+  // not JSON, say), and a stored workflow checkpoint that fails its schema.
   "WORKFLOW_TEMPLATE_UNRESOLVED",
   "WORKFLOW_CHECKPOINT_INVALID",
-  "WORKFLOW_STEP_OUTCOME_UNKNOWN",
   // Work items: a git command that failed, another work item holding the working tree's lock, and receipts that
   // cannot be found or do not verify (own hash, chain, after snapshot).
   "WORK_GIT_FAILED",

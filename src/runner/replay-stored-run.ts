@@ -18,6 +18,14 @@ export async function replayStoredRun(
   const run = await store.getRun(runId);
   if (run === null)
     throw new CharterError("RUN_NOT_FOUND", `no run ${runId} in ${store.location}`, { details: { runId } });
+  if (run.kind === "workflow") {
+    // A workflow run has no session of its own to replay: its steps' runs do, each on its own.
+    throw new CharterError(
+      "ARGUMENT_INVALID",
+      `run ${runId} is a workflow run: replay its steps' runs (charter workflow show ${runId} lists them)`,
+      { details: { runId, reason: "workflow_run" } },
+    );
+  }
   const contract = executionContractSchema.safeParse(run.contract);
   if (!contract.success) {
     throw new CharterError(

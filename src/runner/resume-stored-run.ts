@@ -98,6 +98,13 @@ export async function resumeStoredRun(options: ResumeStoredRunOptions): Promise<
       throw new CharterError("RUN_NOT_FOUND", `no run ${options.runId} in ${store.location}`, {
         details: { runId: options.runId },
       });
+    if (run.kind === "workflow") {
+      throw new CharterError(
+        "RUN_NOT_RESUMABLE",
+        `run ${options.runId} is a workflow run: continue it with charter workflow resume ${options.runId}`,
+        { details: { runId: options.runId, reason: "workflow_run" } },
+      );
+    }
     if (!(resumable as readonly string[]).includes(run.status)) {
       throw new CharterError(
         "RUN_NOT_RESUMABLE",

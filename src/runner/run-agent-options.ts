@@ -58,6 +58,10 @@ export interface RunAgentOptions {
   readonly tenantId?: string;
   /** The caller's id for what the run serves (a request id, say), stored on the run row and its sub-agents'. */
   readonly correlationId?: string;
+  /** The run's id, chosen by the caller (a workflow records it before the run starts); default a new id. */
+  readonly runId?: string;
+  /** The run this one is part of (a workflow run): stored as the run's `parent_run_id`. */
+  readonly parentRunId?: string | null;
   readonly environment?: RuntimeEnvironment;
   readonly signal?: AbortSignal;
   /** Extra tools (library function tools), offered beside the agent's MCP tools. */

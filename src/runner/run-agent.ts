@@ -164,7 +164,7 @@ export async function runAgentFile(
       runId,
       options.signal,
       true,
-      null,
+      options.parentRunId ?? null,
       selection,
     );
   } catch (error) {
@@ -522,6 +522,7 @@ async function runLoadedAgent(
         prompt,
         tenantId: context.options.tenantId ?? null,
         correlationId: context.options.correlationId ?? null,
+        parentRunId,
         runDirectory: join(context.runsDirectory, runId),
         environment,
         redactor,

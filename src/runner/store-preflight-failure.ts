@@ -35,6 +35,8 @@ export async function storePreflightFailure(options: {
   readonly prompt: string;
   readonly tenantId: string | null;
   readonly correlationId: string | null;
+  /** The run this one is part of (a workflow run), if any. */
+  readonly parentRunId?: string | null;
   readonly runDirectory: string;
   readonly environment: RuntimeEnvironment;
   readonly redactor: SecretRedactor;
@@ -48,6 +50,7 @@ export async function storePreflightFailure(options: {
     agentId: options.agentId,
     tenantId: options.tenantId,
     correlationId: options.correlationId,
+    parentRunId: options.parentRunId ?? null,
   });
   const transcript = createHashChainTranscript({
     runId: options.runId,

@@ -17,8 +17,25 @@ export type SessionStateName =
    */
   | "RECORD";
 
+/**
+ * Not states of a session: the entries of a workflow run's own transcript (src/workflow), chained by the same
+ * machinery. A workflow's checkpoint covers its WORKFLOW_CHECKPOINT entry, as a session's covers a COMMIT.
+ */
+export type WorkflowTranscriptState =
+  | "WORKFLOW_START"
+  | "WORKFLOW_RESUME"
+  | "WORKFLOW_STEP_START"
+  | "WORKFLOW_STEP_END"
+  | "WORKFLOW_CHECKPOINT"
+  | "WORKFLOW_COMPENSATION_START"
+  | "WORKFLOW_COMPENSATION_END"
+  | "WORKFLOW_END";
+
+/** Every state a transcript entry may record. */
+export type TranscriptStateName = SessionStateName | WorkflowTranscriptState;
+
 export interface TranscriptEntryInput {
-  readonly state: SessionStateName;
+  readonly state: TranscriptStateName;
   /** Stable id of the step within the run, for example `turn-3/infer`. */
   readonly step_id: string;
   readonly turn: number;

@@ -183,6 +183,7 @@ export function createKyselyRunStore(options: KyselyRunStoreOptions): RunStore {
             owner_host: run.owner?.host ?? null,
             owner_started_at: run.owner?.startedAt ?? null,
             heartbeat_at: run.owner != null ? createdAt : null,
+            kind: run.kind ?? "agent",
           };
           const documents = {
             run_id: header.run_id,
@@ -325,6 +326,7 @@ export function createKyselyRunStore(options: KyselyRunStoreOptions): RunStore {
             .where("tenant_id", tenantId === null ? "is" : "=", tenantId);
           if (query.status !== undefined) select = select.where("status", "=", query.status);
           if (query.agentId !== undefined) select = select.where("agent_id", "=", query.agentId);
+          if (query.kind !== undefined) select = select.where("kind", "=", query.kind);
           const rows = await select
             .orderBy("created_at", "desc")
             .orderBy("run_id", "desc")

@@ -56,6 +56,7 @@ export async function exportStoredRun(
       final_report: run.finalReport,
       head_hash: run.headHash,
       entry_count: run.entryCount,
+      ...(run.kind !== "agent" ? { kind: run.kind } : {}),
     },
     header: run.header,
     contract: run.contract as Record<string, unknown>,

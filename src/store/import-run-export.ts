@@ -87,6 +87,7 @@ export async function importRunExport(
     owner_host: null,
     owner_started_at: null,
     heartbeat_at: null,
+    kind: run.kind ?? "agent",
   };
   const runId = run.run_id;
   const documents = {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { transcriptFormatVersion } from "../transcript/transcript-entry.js";
-import { runStatuses } from "./run-record.js";
+import { runKinds, runStatuses } from "./run-record.js";
 import { storeError } from "./store-errors.js";
 
 /** The export format's name and the version this Charter writes. */
@@ -35,6 +35,8 @@ const exportedRunSchema = z
     final_report: z.unknown(),
     head_hash: hash,
     entry_count: count,
+    /** Present for a workflow run only (an agent run's export is as it always was): `workflow`. */
+    kind: z.enum(runKinds).optional(),
   })
   .strict();
 

@@ -6,6 +6,10 @@ export type RunStatus = (typeof runStatuses)[number];
 /** The statuses a run can be finished with. */
 export type StoppedRunStatus = Exclude<RunStatus, "running">;
 
+/** What a run is: one agent session, or a workflow whose steps are runs of their own (their parent). */
+export const runKinds = ["agent", "workflow"] as const;
+export type RunKind = (typeof runKinds)[number];
+
 /** What a run consumed so far; the writer passes the session's counters at each COMMIT and at the end. */
 export interface RunTotals {
   readonly turns: number;
@@ -29,6 +33,8 @@ export interface RunSummary {
   /** The format version of the stored record. */
   readonly v: number;
   readonly runId: string;
+  /** `agent` for a session, `workflow` for a workflow run (its agentId is the workflow's id). */
+  readonly kind: RunKind;
   readonly contractId: string;
   readonly contractHash: string;
   readonly agentId: string;
@@ -70,6 +76,8 @@ export interface NewRun {
   /** The run's execution contract (its instance: `contract_id` and `contract_hash` are read from it). */
   readonly contract: { readonly contract_id: string; readonly contract_hash: string };
   readonly agentId: string;
+  /** Default `agent`. */
+  readonly kind?: RunKind;
   /** The store's tenant, when given (default); another is refused. */
   readonly tenantId?: string | null;
   readonly correlationId?: string | null;
@@ -89,6 +97,7 @@ export interface RunQuery {
   /** The store lists its own tenant's runs only: another tenant here selects none. */
   readonly tenantId?: string | null;
   readonly agentId?: string;
+  readonly kind?: RunKind;
 }
 
 export const emptyRunTotals: RunTotals = Object.freeze({

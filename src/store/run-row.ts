@@ -1,7 +1,7 @@
 import type { Selectable } from "kysely";
 import type { TranscriptHeader } from "../transcript/transcript-entry.js";
 import type { RunRecord, RunStatus, RunSummary } from "./run-record.js";
-import { runStatuses } from "./run-record.js";
+import { type RunKind, runKinds, runStatuses } from "./run-record.js";
 import type { RunsTable } from "./store-database.js";
 import { storeError } from "./store-errors.js";
 import { storeRecordVersion } from "./store-record-version.js";
@@ -37,23 +37,26 @@ export const runSummaryColumns = [
   "owner_host",
   "owner_started_at",
   "heartbeat_at",
+  "kind",
 ] as const satisfies readonly (keyof RunsTable)[];
 
 export type RunSummaryRow = Pick<Selectable<RunsTable>, (typeof runSummaryColumns)[number]>;
 
 const knownStatuses: ReadonlySet<string> = new Set(runStatuses);
+const knownKinds: ReadonlySet<string> = new Set(runKinds);
 
 export function toRunSummary(row: RunSummaryRow): RunSummary {
-  if (row.v > storeRecordVersion || !knownStatuses.has(row.status)) {
+  if (row.v > storeRecordVersion || !knownStatuses.has(row.status) || !knownKinds.has(row.kind)) {
     throw storeError(
       "schema_newer",
-      `run ${row.run_id} was stored by a newer Charter (record version ${row.v}, status ${row.status})`,
-      { runId: row.run_id, version: row.v, status: row.status },
+      `run ${row.run_id} was stored by a newer Charter (record version ${row.v}, status ${row.status}, kind ${row.kind})`,
+      { runId: row.run_id, version: row.v, status: row.status, kind: row.kind },
     );
   }
   return {
     v: row.v,
     runId: row.run_id,
+    kind: row.kind as RunKind,
     contractId: row.contract_id,
     contractHash: row.contract_hash,
     agentId: row.agent_id,

@@ -52,6 +52,8 @@ export interface RunsTable {
   owner_started_at: number | null;
   /** When the owning process last said it was alive. */
   heartbeat_at: number | null;
+  /** `agent` or `workflow` (schema 5; rows stored before are `agent`). */
+  kind: string;
 }
 
 /** A run's contract and transcript header: written once, read to verify or resume. */

@@ -39,9 +39,14 @@ export function checkCommitBatch(batch: CommitBatch): void {
   const checkpoint = batch.checkpoint;
   if (checkpoint === undefined || checkpoint === null) return;
   const covered = entries.find((stored) => stored.entry.seq === checkpoint.seq);
-  // A checkpoint covers a COMMIT, or (kind `before_execute`) the last entry before tools execute.
-  const beforeExecute = (checkpoint.document as { kind?: unknown } | null)?.kind === "before_execute";
-  if (covered === undefined || (covered.entry.state !== "COMMIT" && !beforeExecute)) {
+  // A checkpoint covers a COMMIT, or (kind `before_execute`) the last entry before tools execute; a workflow's
+  // checkpoint (kind `workflow`) covers its WORKFLOW_CHECKPOINT entry.
+  const kind = (checkpoint.document as { kind?: unknown } | null)?.kind;
+  const coverable =
+    kind === "workflow"
+      ? covered?.entry.state === "WORKFLOW_CHECKPOINT"
+      : covered?.entry.state === "COMMIT" || (covered !== undefined && kind === "before_execute");
+  if (covered === undefined || !coverable) {
     throw storeError(
       "batch_invalid",
       // seed 003 INV-CP-001

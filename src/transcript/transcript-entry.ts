@@ -1,4 +1,4 @@
-import type { SessionStateName } from "../session/transcript-sink.js";
+import type { TranscriptStateName } from "../session/transcript-sink.js";
 
 /** The version every persisted transcript record carries as `v`; readers reject any other. */
 export const transcriptFormatVersion = 1;
@@ -22,7 +22,7 @@ export interface TranscriptEntry {
   /** 0-based position in the chain. */
   readonly seq: number;
   readonly step_id: string;
-  readonly state: SessionStateName;
+  readonly state: TranscriptStateName;
   readonly turn: number;
   /** Milliseconds since the epoch. */
   readonly timestamp: number;

@@ -6,7 +6,7 @@ import { CharterError } from "../foundation/charter-error.js";
 import { deepFreeze } from "../foundation/deep-freeze.js";
 import { checkWorkflowDefinition, type WorkflowIssue } from "./check-workflow-definition.js";
 import type { WorkflowDefinition } from "./workflow-definition.js";
-import { workflowDefinitionSchema } from "./workflow-definition-schema.js";
+import { type WorkflowFile, workflowDefinitionSchema } from "./workflow-definition-schema.js";
 
 /** A workflow file, read and checked. */
 export interface LoadedWorkflow {
@@ -15,6 +15,8 @@ export interface LoadedWorkflow {
   /** Its directory: agent paths in steps are relative to it, and configuration is looked for from it. */
   readonly directory: string;
   readonly definition: WorkflowDefinition;
+  /** The file's keys as read (the schema's output): what a workflow run records, and rebuilds its definition from. */
+  readonly source: WorkflowFile;
 }
 
 const workflowFileName = /\.workflow\.(ya?ml|json)$/;
@@ -99,7 +101,7 @@ export function parseWorkflowFile(text: string, path: string): LoadedWorkflow {
   }
   const checked = checkWorkflowDefinition(parsed.data);
   if (!("definition" in checked)) throw invalid(path, checked.issues, lineOf);
-  return deepFreeze({ path, directory: dirname(path), definition: checked.definition });
+  return deepFreeze({ path, directory: dirname(path), definition: checked.definition, source: parsed.data });
 }
 
 /** The id of the step a key path points into (`steps[2]...`), when the file gives it one. */

@@ -64,7 +64,9 @@ function asSchema2(file: string, runId: string): void {
         newest.tools_used_json,
         runId,
       );
-    // Schema 4 first (it added columns that schema 2 lacks, and is recorded after 0003).
+    // Schema 5 first, then 4 (each added columns that schema 2 lacks, and is recorded after 0003).
+    database.exec("alter table charter_runs drop column kind");
+    database.prepare("delete from charter_schema_migrations where name = ?").run("0005_run_kind");
     database.exec("drop index charter_tool_cache_tenant");
     for (const column of ["tenant_id", "scope"])
       database.exec(`alter table charter_tool_cache drop column ${column}`);

@@ -1,0 +1,126 @@
+import { homedir } from "node:os";
+import { resolve } from "node:path";
+import { loadConfiguration } from "../config/load-configuration.js";
+import { type RuntimeEnvironment, systemEnvironment } from "../foundation/environment.js";
+import { SecretRedactor } from "../foundation/secret-redactor.js";
+import { currentRunOwner, defaultHeartbeatIntervalMilliseconds } from "../runner/run-owner.js";
+import { selectRunStore } from "../runner/select-run-store.js";
+import { openRunStore } from "../store/open-run-store.js";
+import { createWorkflowStepExecutor } from "./create-workflow-step-executor.js";
+import { executeWorkflow } from "./execute-workflow.js";
+import { loadWorkflowFile } from "./load-workflow-file.js";
+import { validateWorkflowInput } from "./validate-workflow-input.js";
+import { buildWorkflowContract } from "./workflow-contract.js";
+import type { WorkflowProgressEvent } from "./workflow-progress-event.js";
+import { createWorkflowRecorder } from "./workflow-recorder.js";
+import type { WorkflowResult } from "./workflow-result.js";
+
+export interface RunWorkflowOptions {
+  /** The workflow file (`*.workflow.yaml`, `.yml` or `.json`). */
+  readonly workflowPath: string;
+  /** The workflow's input, checked against its `input` schema before any step runs; default `{}`. */
+  readonly input?: unknown;
+  /** `--config FILE`: a configuration layer over those found from `cwd` and the workflow file's directory. */
+  readonly configPath?: string;
+  readonly cwd?: string;
+  /** The run store (as for `runAgent`): every step's run is stored there too. */
+  readonly store?: string;
+  readonly runsDirectory?: string;
+  readonly homeDirectory?: string;
+  readonly etcDirectory?: string;
+  readonly binaryDirectory?: string;
+  readonly processEnvironment?: Readonly<Record<string, string | undefined>>;
+  /** Who the workflow is for: recorded on its run and on every step's run. */
+  readonly tenantId?: string;
+  readonly correlationId?: string;
+  readonly environment?: RuntimeEnvironment;
+  /** Interrupts the workflow: running steps' runs end INTERRUPTED and the workflow is `interrupted`, resumable. */
+  readonly signal?: AbortSignal;
+  readonly onProgress?: (event: WorkflowProgressEvent) => void;
+}
+
+/**
+ * Runs a workflow file: checks the file and the input (WORKFLOW_FILE_INVALID, WORKFLOW_INPUT_INVALID are thrown
+ * before anything is stored or run), stores a workflow run (kind `workflow`) with its own hash-chained transcript
+ * and a checkpoint at each step's start and end, and runs its steps, each agent step a full run whose parent is
+ * the workflow run. Returns the result whatever the steps did; only a failure to load or store throws.
+ */
+export async function runWorkflow(options: RunWorkflowOptions): Promise<WorkflowResult> {
+  const environment = options.environment ?? systemEnvironment;
+  const cwd = options.cwd ?? process.cwd();
+  const home = options.homeDirectory ?? homedir();
+  const loaded = await loadWorkflowFile(resolve(cwd, options.workflowPath));
+  const input = options.input ?? {};
+  validateWorkflowInput(loaded.definition, input, loaded.path);
+  const configPath = options.configPath !== undefined ? resolve(cwd, options.configPath) : null;
+  const { configuration, secrets } = await loadConfiguration({
+    ...(configPath !== null ? { configPath } : {}),
+    cwd,
+    promptDirectory: loaded.directory,
+    homeDirectory: home,
+    ...(options.etcDirectory !== undefined ? { etcDirectory: options.etcDirectory } : {}),
+    ...(options.binaryDirectory !== undefined ? { binaryDirectory: options.binaryDirectory } : {}),
+    ...(options.processEnvironment !== undefined ? { processEnvironment: options.processEnvironment } : {}),
+  });
+  const redactor = new SecretRedactor();
+  for (const secret of secrets) redactor.addSecret(secret.value, secret.label);
+  const { url } = await selectRunStore({
+    store: options.store,
+    configured: configuration.store,
+    homeDirectory: home,
+    ...(options.processEnvironment !== undefined ? { processEnvironment: options.processEnvironment } : {}),
+  });
+  // Every query of the workflow run (and of its steps' runs) is scoped by its tenant.
+  const store = await openRunStore({ url, environment, tenantId: options.tenantId ?? null });
+  const workflowRunId = environment.newId("run");
+  const owner = currentRunOwner();
+  let heartbeat: ReturnType<typeof setInterval> | null = null;
+  try {
+    const contract = buildWorkflowContract(loaded, environment);
+    const recorder = await createWorkflowRecorder({
+      store,
+      runId: workflowRunId,
+      contract,
+      redactor,
+      environment,
+      create: { tenantId: options.tenantId ?? null, correlationId: options.correlationId ?? null, owner },
+    });
+    heartbeat = setInterval(
+      () => void store.heartbeatRun(workflowRunId, owner).catch(() => undefined),
+      environment.heartbeatIntervalMilliseconds ?? defaultHeartbeatIntervalMilliseconds,
+    );
+    heartbeat.unref();
+    const executor = createWorkflowStepExecutor({
+      workflowRunId,
+      workflowDirectory: loaded.directory,
+      storeUrl: url,
+      configuration,
+      configPath,
+      cwd,
+      ...(options.runsDirectory !== undefined ? { runsDirectory: options.runsDirectory } : {}),
+      ...(options.homeDirectory !== undefined ? { homeDirectory: options.homeDirectory } : {}),
+      ...(options.etcDirectory !== undefined ? { etcDirectory: options.etcDirectory } : {}),
+      ...(options.binaryDirectory !== undefined ? { binaryDirectory: options.binaryDirectory } : {}),
+      ...(options.processEnvironment !== undefined ? { processEnvironment: options.processEnvironment } : {}),
+      tenantId: options.tenantId ?? null,
+      correlationId: options.correlationId ?? null,
+      environment,
+      redactor,
+    });
+    return await executeWorkflow({
+      definition: loaded.definition,
+      workflowRunId,
+      input,
+      store,
+      recorder,
+      executor,
+      environment,
+      invocation: { workflow_file: loaded.path, config_path: configPath, cwd },
+      ...(options.signal !== undefined ? { signal: options.signal } : {}),
+      ...(options.onProgress !== undefined ? { onProgress: options.onProgress } : {}),
+    });
+  } finally {
+    if (heartbeat !== null) clearInterval(heartbeat);
+    await store.close();
+  }
+}

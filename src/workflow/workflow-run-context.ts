@@ -1,0 +1,24 @@
+import type { Configuration } from "../config/configuration-schema.js";
+import type { RuntimeEnvironment } from "../foundation/environment.js";
+import type { SecretRedactor } from "../foundation/secret-redactor.js";
+
+/** What every step of one workflow run shares: where it was started, its configuration, store and owner. */
+export interface WorkflowRunContext {
+  readonly workflowRunId: string;
+  /** The workflow file's directory: step agent paths are relative to it. */
+  readonly workflowDirectory: string;
+  /** The run store as one URL, handed to each step's run so that all of them are stored together. */
+  readonly storeUrl: string;
+  readonly configuration: Configuration;
+  readonly configPath: string | null;
+  readonly cwd: string;
+  readonly runsDirectory?: string;
+  readonly homeDirectory?: string;
+  readonly etcDirectory?: string;
+  readonly binaryDirectory?: string;
+  readonly processEnvironment?: Readonly<Record<string, string | undefined>>;
+  readonly tenantId: string | null;
+  readonly correlationId: string | null;
+  readonly environment: RuntimeEnvironment;
+  readonly redactor: SecretRedactor;
+}

@@ -1,3 +1,4 @@
+import { createAgentCatalog } from "../agents/create-agent-catalog.js";
 import { resumeStoredRun } from "../runner/resume-stored-run.js";
 import { runAgent } from "../runner/run-agent.js";
 import { runToolCall } from "../runner/run-tool-call.js";
@@ -8,11 +9,15 @@ import type { WorkflowStepExecutor } from "./workflow-step-executor.js";
 
 /**
  * The executor over the runner: an agent step is `runAgent` (its own contract, transcript and stored run, the
- * workflow run as its parent, the same store, tenant and correlation id), a continued one `resumeStoredRun`, a
- * tool step `runToolCall` (the tool pipeline, the workflow's configuration).
+ * workflow run as its parent, the same store, tenant and correlation id; a registry id resolved in the agent
+ * registry), a continued one `resumeStoredRun`, a tool step `runToolCall` (the tool pipeline, the workflow's
+ * configuration).
  */
 export function createWorkflowStepExecutor(context: WorkflowRunContext): WorkflowStepExecutor {
+  // One registry for every step of the run: its folders are read once.
+  const agentCatalog = createAgentCatalog();
   const shared = {
+    agentCatalog,
     store: context.storeUrl,
     environment: context.environment,
     ...(context.runsDirectory !== undefined ? { runsDirectory: context.runsDirectory } : {}),

@@ -1,10 +1,11 @@
 import { resolve } from "node:path";
+import { isAgentIdReference } from "../config/agent-reference.js";
 
 /**
- * The agent file a step's `agent:` names: a path relative to the workflow file's directory. The one place a step's
- * agent is resolved, so that registry ids (`agent: researcher`) can be looked up here once the agent registry
- * exists, while anything with a `/` or ending in `.md` stays a path.
+ * What a step's `agent:` names, as `runAgent` takes it: a registry id (`researcher`: lowercase letters, digits and
+ * hyphens) stays an id, which the run resolves in the agent registry of its configuration; anything else (with a
+ * `/`, or ending in `.md`) is an agent file path, relative to the workflow file's directory.
  */
 export function resolveStepAgent(agent: string, workflowDirectory: string): string {
-  return resolve(workflowDirectory, agent);
+  return isAgentIdReference(agent) ? agent : resolve(workflowDirectory, agent);
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
@@ -531,6 +532,34 @@ describe("workflows in process", () => {
       ["missing", "TOOL_NOT_FOUND"],
       ["invalid", "TOOL_INPUT_INVALID"],
     ]);
+  });
+
+  it("a step's agent may be a registry id (agents/ folder) or a file path", async () => {
+    const workspace = await workflowWorkspace({
+      agents: { writer: "" },
+      workflow: [
+        "id: by-id",
+        "steps:",
+        "  - { id: research, agent: researcher, prompt: 'find' }",
+        "  - { id: write, agent: ./writer.md, prompt: 'write {{steps.research.report}}', dependsOn: [research] }",
+        "",
+      ].join("\n"),
+      respond: (request, agent) => answer(`${agent}: ${taskOf(request)}`),
+    });
+    await mkdir(join(workspace.directory, "agents"));
+    await writeFile(
+      join(workspace.directory, "agents", "researcher.md"),
+      "---\nmodels: [local/m]\n---\nYou are agent researcher. Find things.\n",
+    );
+    const result = await runWorkflow(options(workspace));
+    expect(result).toMatchObject({ status: "completed" });
+    expect(result.steps.map((step) => step.report)).toEqual([
+      "researcher: find",
+      "writer: write researcher: find",
+    ]);
+    await withStore(workspace.store, async (store) => {
+      expect(await store.getRun(result.steps[0]?.runId as string)).toMatchObject({ agentId: "researcher" });
+    });
   });
 
   it("refuses an input that does not match the input schema before anything runs or is stored", async () => {

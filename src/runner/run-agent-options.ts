@@ -31,7 +31,7 @@ export interface RunAgentOptions {
   readonly prompt: string;
   /**
    * The run's id, when the caller must know it before the run starts (a work item names its snapshots and receipt
-   * folder by it); default a new id from the environment.
+   * folder by it, a workflow records it before the step's run starts); default a new id from the environment.
    */
   readonly runId?: string;
   /** `--config FILE`. */
@@ -58,8 +58,6 @@ export interface RunAgentOptions {
   readonly tenantId?: string;
   /** The caller's id for what the run serves (a request id, say), stored on the run row and its sub-agents'. */
   readonly correlationId?: string;
-  /** The run's id, chosen by the caller (a workflow records it before the run starts); default a new id. */
-  readonly runId?: string;
   /** The run this one is part of (a workflow run): stored as the run's `parent_run_id`. */
   readonly parentRunId?: string | null;
   readonly environment?: RuntimeEnvironment;

@@ -2,6 +2,7 @@ import { CharterError } from "../foundation/charter-error.js";
 import type { RuntimeEnvironment } from "../foundation/environment.js";
 import type { RunTotals } from "../store/run-record.js";
 import type { RunStore } from "../store/run-store.js";
+import { buildWorkflowResult, collectWorkflowErrors } from "./build-workflow-result.js";
 import { renderTemplate, renderTemplateValue, type TemplateScope } from "./render-template.js";
 import { type StepRunResult, stepResultFromStoredRun } from "./step-run-result.js";
 import {
@@ -545,15 +546,8 @@ export async function executeWorkflow(options: WorkflowExecutionOptions): Promis
   }
 
   let status: WorkflowStatus = scheduler.status;
-  const errors: WorkflowError[] = [];
-  for (const step of definition.steps) {
-    const stepRecord = records[step.id];
-    // A failed step's error; a cancelled or interrupted one's is what its status already says.
-    if (stepRecord?.error != null && stepRecord.status === "failed")
-      errors.push({ stepId: step.id, phase: "step", ...stepRecord.error });
-    if (stepRecord?.compensation?.error != null && stepRecord.status === "compensation_failed")
-      errors.push({ stepId: step.id, phase: "compensation", ...stepRecord.compensation.error });
-  }
+  const standing = () => ({ statuses: scheduler.statuses, records, outputs, totals });
+  const errors: WorkflowError[] = collectWorkflowErrors(definition, standing());
   let output: JsonValue | null = null;
   if (status === "completed" && definition.output !== null) {
     try {
@@ -563,8 +557,12 @@ export async function executeWorkflow(options: WorkflowExecutionOptions): Promis
       errors.push({ stepId: null, phase: "output", ...errorOf(error) });
     }
   }
-  const result = { status, errors, output, totals };
-  recorder.append("WORKFLOW_END", "workflow/end", { workflow: definition.id }, result);
+  recorder.append(
+    "WORKFLOW_END",
+    "workflow/end",
+    { workflow: definition.id },
+    { status, errors, output, totals },
+  );
   await recorder.finish({
     status: status === "completed" ? "completed" : status === "interrupted" ? "interrupted" : "failed",
     outcome: status,
@@ -573,35 +571,14 @@ export async function executeWorkflow(options: WorkflowExecutionOptions): Promis
     totals,
   });
   progress({ type: "workflow_ended", status });
-  return {
+  return buildWorkflowResult(definition, standing(), {
     workflowRunId,
-    workflowId: definition.id,
     status,
-    steps: definition.steps.map((step) => {
-      const stepRecord = records[step.id] ?? emptyRecord();
-      const stepStatus = scheduler.statuses[step.id] ?? "pending";
-      return {
-        id: step.id,
-        status: stepStatus,
-        runId: stepRecord.runId,
-        outcome: stepRecord.outcome,
-        report: outputs[step.id]?.report ?? null,
-        durationMs:
-          stepRecord.startedAt !== null && stepRecord.endedAt !== null
-            ? stepRecord.endedAt - stepRecord.startedAt
-            : null,
-      };
-    }),
     errors,
     output,
-    accounting: {
-      turns: totals.turns,
-      tokens: { input: totals.tokensIn, output: totals.tokensOut },
-      costUsd: totals.costUsd,
-    },
     headHash: recorder.headHash,
     entries: recorder.entryCount,
-  };
+  });
 }
 
 /** What a step's start entry records of its action: the agent and its rendered prompt, or the tool and arguments. */

@@ -27,7 +27,7 @@ async function runExample(name: string): Promise<unknown> {
 }
 
 describe("docs/library.md examples", () => {
-  it("has the seven examples", () => {
+  it("has the eight examples", () => {
     expect(examples.map((example) => example.name)).toEqual([
       "function-tool",
       "events-and-abort",
@@ -36,6 +36,7 @@ describe("docs/library.md examples", () => {
       "abilities",
       "agent-registry",
       "run-auto",
+      "workflow",
     ]);
   });
 
@@ -123,5 +124,19 @@ describe("docs/library.md examples", () => {
     );
     expect(injected).toEqual(["house-rules", "indexes"]);
     expect(sameContract).toBe(true);
+  });
+
+  it("workflow: interrupted in its second step, then resumed without running the first again", async () => {
+    const { stopped, resumed, modelRequests } = (await runExample("workflow")) as {
+      stopped: { status: string; steps: { status: string; report: string | null }[] };
+      resumed: { status: string; output: unknown; workflowRunId: string };
+      modelRequests: number;
+    };
+    expect(stopped.status).toBe("interrupted");
+    expect(stopped.steps.map((step) => step.status)).toEqual(["completed", "interrupted"]);
+    expect(stopped.steps[0]?.report).toBe("answer 1");
+    expect(resumed).toMatchObject({ status: "completed", output: "answer 3" });
+    // The outline was asked once in all: its output came back from the checkpoint.
+    expect(modelRequests).toBe(3);
   });
 });

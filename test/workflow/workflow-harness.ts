@@ -1,3 +1,4 @@
+import { type ChildProcess, spawn } from "node:child_process";
 import { watch } from "node:fs";
 import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -9,7 +10,7 @@ import {
   startScriptedOpenAIServer,
 } from "../../src/testing/scripted-openai-server.js";
 import type { ScriptedStep } from "../../src/testing/scripted-openai-step.js";
-import { localModelProvider, mcpTestServerPath } from "../cli/cli-harness.js";
+import { charterBinary, localModelProvider, mcpTestServerPath } from "../cli/cli-harness.js";
 
 interface WireMessage {
   readonly role: string;
@@ -207,4 +208,36 @@ export function gate(): { opened: Promise<void>; open: () => void } {
     open = resolveOpened;
   });
   return { opened, open };
+}
+
+/** `charter workflow run` (or any command) as a child process, that a test can kill -9. */
+export function startCharterProcess(
+  argv: readonly string[],
+  cwd: string,
+): { readonly exited: Promise<number | null>; kill(): Promise<void>; readonly output: () => string } {
+  const child = spawn(process.execPath, [charterBinary, ...argv], { cwd, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  child.stdout.on("data", (chunk: Buffer) => {
+    output += chunk.toString("utf8");
+  });
+  child.stderr.on("data", (chunk: Buffer) => {
+    output += chunk.toString("utf8");
+  });
+  const exited = new Promise<number | null>((resolveExit) => child.on("exit", (code) => resolveExit(code)));
+  children.push(child);
+  return {
+    exited,
+    async kill() {
+      child.kill("SIGKILL");
+      await exited;
+    },
+    output: () => output,
+  };
+}
+
+const children: ChildProcess[] = [];
+
+/** Kills every child process a test left running (after a failed assertion, say). */
+export function killCharterProcesses(): void {
+  for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
 }

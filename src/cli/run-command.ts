@@ -89,6 +89,13 @@ async function runAgentCommand(
   // More than two arguments never reach here: the parser rejects them (quote the prompt).
   const [agentPath, promptArgument] = positionals;
   if (values["dry-run"] === true && agentPath !== undefined) {
+    if (agentPath === "auto") {
+      throw new CharterError(
+        "ARGUMENT_INVALID",
+        '--dry-run checks one agent, and auto chooses it from the prompt: run charter agents select "<task>" to see which agent auto would choose, then charter run <agent-id> --dry-run',
+        { details: { argument: "dry-run", reason: "auto" } },
+      );
+    }
     const { runDoctor } = await import("./doctor-command.js");
     return runDoctor(agentPath, { config: values.config, json: values.json }, streams, agentCatalog);
   }

@@ -190,6 +190,9 @@ describe("charter run <agent-id>", () => {
     expect(checks.find((check) => check.check === "agent")?.detail).toBe(
       `${join(directory, "agents", "reviewer.md")} (agent reviewer)`,
     );
+    const auto = await charter(["run", "auto", "--dry-run"]);
+    expect(auto.exitCode).toBe(4);
+    expect(auto.stderr).toContain("charter agents select");
     const builtIn = JSON.parse((await charter(["doctor", "standard", "--json"])).stdout);
     expect(builtIn.checks[1]).toMatchObject({ check: "agent", ok: true, detail: "built-in agent standard" });
   });

@@ -1,6 +1,12 @@
 import type { RuntimeEnvironment } from "../foundation/environment.js";
 import type { AgentSelectionRecord } from "./agent-selection-record.js";
-import type { OutputFormat, ReasoningLevel, ToolManifestEntry, ToolPolicy } from "./execution-contract.js";
+import type {
+  ContractSchemaVersion,
+  OutputFormat,
+  ReasoningLevel,
+  ToolManifestEntry,
+  ToolPolicy,
+} from "./execution-contract.js";
 
 /**
  * The request parameters a layer may set. `null` means "do not send this parameter"; an absent key
@@ -126,6 +132,13 @@ export interface ContractFactoryInput {
    * Absent for an agent named by the user, whose contract is then what it was before selection existed.
    */
   readonly agentSelection?: AgentSelectionRecord;
+  /**
+   * The schema version to build, for a run recorded under an earlier one (a resume): the contract is then built as
+   * that version's factory built it, so that the same agent and configuration give the hash the run recorded.
+   * Version 2 has no per-target attempt bounds (`model_timeout_ms`, `max_response_bytes`) and records no decision
+   * for them. Absent: today's version (3, or 4 when abilities are injected).
+   */
+  readonly schemaVersion?: ContractSchemaVersion;
   /** Supplies `contract_id` and `created_at`, the two fields the hash leaves out. */
   readonly environment: RuntimeEnvironment;
 }

@@ -14,6 +14,7 @@ import { computeContractHash } from "./contract-hash.js";
 import {
   abilitiesContractSchemaVersion,
   type ContractAbilities,
+  type ContractSchemaVersion,
   contractSchemaVersion,
   type ExecutionContract,
   type ExecutionContractContent,
@@ -43,6 +44,25 @@ function contractAbilities(injection: ContractAbilityInjection): ContractAbiliti
   };
 }
 
+/**
+ * The schema version a contract is built as: today's (3, or 4 with abilities), or the earlier one a recorded run
+ * asks for. Version 2 predates abilities; versions 3 and 4 differ only by them, so asking for the other one is a
+ * contradiction, refused.
+ */
+function builtSchemaVersion(input: ContractFactoryInput): ContractSchemaVersion {
+  const current = input.abilities === undefined ? contractSchemaVersion : abilitiesContractSchemaVersion;
+  const requested = input.schemaVersion;
+  if (requested === undefined || requested === current) return current;
+  const reason =
+    requested === 2
+      ? "schema version 2 predates abilities: an agent that injects abilities cannot give a version-2 contract"
+      : `schema version ${requested} ${requested === abilitiesContractSchemaVersion ? "records" : "has no"} abilities, and this agent injects ${input.abilities === undefined ? "none" : "some"}`;
+  if (requested !== 2 || input.abilities !== undefined) {
+    throw contractInvalid([{ path: "schema_version", message: reason }]);
+  }
+  return requested;
+}
+
 /** The most format retries a strict contract may allow (seed 002 §7.6: "bounded (<=1)"). */
 export const strictMaxFormatRetries = 1;
 
@@ -59,6 +79,7 @@ export function buildExecutionContract(input: ContractFactoryInput): ExecutionCo
     throw contractInvalid([{ path: "model_targets", message: "at least one model target is required" }]);
   }
   const decide = contractDecider(input);
+  const schemaVersion = builtSchemaVersion(input);
 
   const layeredBuffer = decide.layered("contextWindowBufferTokens");
   const modelTargets = input.modelTargets.map((target, index) => ({
@@ -69,7 +90,8 @@ export function buildExecutionContract(input: ContractFactoryInput): ExecutionCo
       layeredBuffer?.value ?? target.contextWindowBufferTokens ?? contractDefaults.contextWindowBufferTokens,
     tokenizer: target.tokenizer ?? null,
     request_parameters: resolveTargetRequestParameters(decide, target, index),
-    ...resolveTargetAttemptBounds(decide, target, index),
+    // Version 2 contracts had no attempt bounds: the session applies the defaults (session/perform-inference.ts).
+    ...(schemaVersion === 2 ? {} : resolveTargetAttemptBounds(decide, target, index)),
   }));
   const primaryParameters = modelTargets[0]!.request_parameters;
   // `null` only means "do not send the parameter": the context guard still reserves room for an answer, as
@@ -109,7 +131,7 @@ export function buildExecutionContract(input: ContractFactoryInput): ExecutionCo
     if (abilities.cut !== null) decide.note("abilities_cut", abilities.cut);
   }
   const draft = {
-    schema_version: abilities === undefined ? contractSchemaVersion : abilitiesContractSchemaVersion,
+    schema_version: schemaVersion,
     parent_contract_hash: input.parentContractHash,
     model_profile_id: modelProfileId,
     agent_id: input.agent.id,

@@ -15,6 +15,12 @@ export const ADAPTER_VERSION = "charter-adapter/2";
 /** Version 1 had no depth limit: a replay of a run recorded under it decides as it did. */
 const adapterVersionWithoutDepthLimit = "charter-adapter/1";
 
+/** The adapter versions this adapter decides as: a recorded run under one of them resumes and replays as it ran. */
+export const supportedAdapterVersions: readonly string[] = Object.freeze([
+  adapterVersionWithoutDepthLimit,
+  ADAPTER_VERSION,
+]);
+
 /**
  * The deepest nesting of tool arguments accepted. Real tool schemas nest a handful of levels; deeper input is
  * refused before it is parsed, so that nothing downstream (validation, hashing, redaction, the transcript)

@@ -6,7 +6,7 @@ import { systemMessage, userMessage } from "../contract/agent-message.js";
 import type { AgentSelectionRecord } from "../contract/agent-selection-record.js";
 import { buildExecutionContract } from "../contract/contract-factory.js";
 import type { ContractModelTargetInput, ContractSettings } from "../contract/contract-factory-input.js";
-import type { ExecutionContract } from "../contract/execution-contract.js";
+import type { ContractSchemaVersion, ExecutionContract } from "../contract/execution-contract.js";
 import { issueContractInstance } from "../contract/issue-contract-instance.js";
 import { blake3Hex } from "../foundation/content-hash.js";
 import { type RuntimeEnvironment, systemEnvironment } from "../foundation/environment.js";
@@ -60,6 +60,15 @@ export interface AgentDefinition {
   readonly abilities?: AgentAbilities | null;
   /** How a selector chose this agent (`charter run auto`, `delegate`): recorded in the contract's decisions. */
   readonly agentSelection?: AgentSelectionRecord;
+  /**
+   * The versions a recorded run's contract was built under (a resume): the contract is built as they built it, so
+   * that an unchanged agent and configuration give the hash the run recorded, and the run goes on under the session
+   * rules and adapter decisions it started with. Absent: today's.
+   */
+  readonly recordedContract?: {
+    readonly schemaVersion: ContractSchemaVersion;
+    readonly adapterVersion: string;
+  };
   /** Every tool the agent may use (MCP tools, function tools); `tool_output` and `final_report` are added. */
   readonly tools?: readonly RegisteredTool[];
   readonly parentContractHash?: string | null;
@@ -203,7 +212,10 @@ export function prepareAgent(definition: AgentDefinition): PreparedAgent {
       modelTargets: definition.targets,
       toolManifest,
       parentContractHash: definition.parentContractHash ?? null,
-      adapterVersion: ADAPTER_VERSION,
+      adapterVersion: definition.recordedContract?.adapterVersion ?? ADAPTER_VERSION,
+      ...(definition.recordedContract !== undefined
+        ? { schemaVersion: definition.recordedContract.schemaVersion }
+        : {}),
       environment,
       ...(definition.agentSelection !== undefined ? { agentSelection: definition.agentSelection } : {}),
       // Counted with the context guard's own estimator, and only for an agent that names abilities: an agent

@@ -1,5 +1,7 @@
+import { type ContractSchemaVersion, executionContractSchema } from "../contract/execution-contract.js";
 import { CharterError } from "../foundation/charter-error.js";
 import { type RuntimeEnvironment, systemEnvironment } from "../foundation/environment.js";
+import { supportedAdapterVersions } from "../model/protocol-adapter.js";
 import type { AIAgentResult } from "../session/agent-result.js";
 import type { CharterEvent } from "../session/charter-event.js";
 import type { SessionCheckpoint } from "../session/session-checkpoint.js";
@@ -88,6 +90,7 @@ export async function resumeStoredRun(options: ResumeStoredRunOptions): Promise<
     transcriptCreatedAt: string;
     continueFrom: { entryCount: number; headHash: string };
     contractHash: string;
+    contractVersion: { schemaVersion: ContractSchemaVersion; adapterVersion: string };
     status: RunStatus;
     tenantId: string | null;
     correlationId: string | null;
@@ -155,6 +158,7 @@ export async function resumeStoredRun(options: ResumeStoredRunOptions): Promise<
       transcriptCreatedAt: run.header.created_at,
       continueFrom: { entryCount: run.entryCount, headHash: run.headHash },
       contractHash: run.contractHash,
+      contractVersion: recordedContractVersion(options.runId, run.contract),
       status: run.status,
       tenantId: run.tenantId,
       correlationId: run.correlationId,
@@ -196,6 +200,7 @@ export async function resumeStoredRun(options: ResumeStoredRunOptions): Promise<
       transcriptCreatedAt: prepared.transcriptCreatedAt,
       continueFrom: prepared.continueFrom,
       contractHash: prepared.contractHash,
+      contractVersion: prepared.contractVersion,
       status: prepared.status,
       decisions: prepared.decisions,
       completed: prepared.completed,
@@ -206,4 +211,34 @@ export async function resumeStoredRun(options: ResumeStoredRunOptions): Promise<
         : {}),
     },
   );
+}
+
+/**
+ * The schema and adapter versions of the run's stored contract (whose hash verification has checked): the resumed
+ * run's contract is built as they built it. A contract this Charter cannot read, or recorded under an adapter it
+ * does not have, cannot be continued as it ran.
+ */
+function recordedContractVersion(
+  runId: string,
+  stored: unknown,
+): { schemaVersion: ContractSchemaVersion; adapterVersion: string } {
+  const contract = executionContractSchema.safeParse(stored);
+  if (!contract.success) {
+    throw new CharterError(
+      "RUN_NOT_RESUMABLE",
+      `the stored contract of run ${runId} is not a contract this Charter reads`,
+      {
+        details: { runId, reason: "contract_unreadable" },
+      },
+    );
+  }
+  const { schema_version: schemaVersion, adapter_version: adapterVersion } = contract.data;
+  if (!supportedAdapterVersions.includes(adapterVersion)) {
+    throw new CharterError(
+      "RUN_NOT_RESUMABLE",
+      `run ${runId} was recorded under the protocol adapter ${adapterVersion}, which this Charter does not have (it has ${supportedAdapterVersions.join(", ")})`,
+      { details: { runId, reason: "adapter_unsupported", adapterVersion } },
+    );
+  }
+  return { schemaVersion, adapterVersion };
 }

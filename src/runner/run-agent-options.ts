@@ -1,5 +1,5 @@
 import type { AgentSelectionRecord } from "../contract/agent-selection-record.js";
-import type { ExecutionContract } from "../contract/execution-contract.js";
+import type { ContractSchemaVersion, ExecutionContract } from "../contract/execution-contract.js";
 import type { RuntimeEnvironment } from "../foundation/environment.js";
 import type { SecretRedactor } from "../foundation/secret-redactor.js";
 import type { CharterEvent } from "../session/charter-event.js";
@@ -96,6 +96,11 @@ export interface ResumeRequest {
   /** The stored chain's end, which the resumed session continues, and the contract it must run under. */
   readonly continueFrom: { readonly entryCount: number; readonly headHash: string };
   readonly contractHash: string;
+  /** The versions the run's contract was built under: the resumed run's contract is built as they built it. */
+  readonly contractVersion: {
+    readonly schemaVersion: ContractSchemaVersion;
+    readonly adapterVersion: string;
+  };
   readonly transcriptCreatedAt: string;
   /** Decisions, stored results and the call possibly in flight, each bound to its exact call (turn, id, arguments). */
   readonly decisions: readonly ToolCallDecision[];

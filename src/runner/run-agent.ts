@@ -330,6 +330,8 @@ async function runLoadedAgent(
       redactor,
       trace: { callPath: trace.callPath, parentTxnId: trace.parentTxnId, originTxnId: trace.originTxnId },
       abilities,
+      // A resumed run's contract is built as the one it recorded was, under that contract's versions.
+      ...(topLevel && context.resume !== null ? { recordedContract: context.resume.contractVersion } : {}),
       ...(selection !== null ? { agentSelection: selection } : {}),
       queues: processToolQueues(configuration.queues),
       ...(Object.keys(configuration.toolCache).length > 0

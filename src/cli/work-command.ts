@@ -19,6 +19,11 @@ const flags = {
   json: { ...sharedFlags.json, description: "Print the result (or the verification) as one JSON document." },
   config: sharedFlags.config,
   store: sharedFlags.store,
+  tenant: {
+    type: "string",
+    valueName: "ID",
+    description: "Who the work item is for: its run and its receipt are stored for this tenant.",
+  },
   "runs-dir": sharedFlags["runs-dir"],
 } as const;
 
@@ -71,7 +76,9 @@ async function workRun(item: string, values: FlagValues<typeof flags>, streams: 
     ...(values.store !== undefined ? { store: values.store } : {}),
     ...(values["runs-dir"] !== undefined ? { runsDirectory: values["runs-dir"] } : {}),
     ...(streams.binaryDirectory !== undefined ? { binaryDirectory: streams.binaryDirectory } : {}),
+    ...(values.tenant !== undefined ? { tenantId: values.tenant } : {}),
     signal: streams.signal,
+    onWarning: (text) => streams.stderr.write(`charter: warning: ${text}\n`),
     onFrozen: (runId, beforeHash) =>
       streams.stderr.write(`charter: work run ${runId}: before state ${beforeHash}\n`),
   });
@@ -122,8 +129,24 @@ async function workVerify(
 async function workRecover(values: FlagValues<typeof flags>, streams: CliStreams): Promise<number> {
   const { openWorkRepository } = await import("../work/work-repository.js");
   const { recoverInterruptedWork } = await import("../work/recover-interrupted-work.js");
+  const { storeWorkReceipt } = await import("../work/store-work-receipt.js");
+  const { systemEnvironment } = await import("../foundation/environment.js");
+  const { resolve } = await import("node:path");
   const repository = await openWorkRepository(values.repo ?? process.cwd());
-  const recovery = await recoverInterruptedWork(repository);
+  const recovery = await recoverInterruptedWork(repository, systemEnvironment, async (receipt) => {
+    try {
+      await storeWorkReceipt(repository, receipt, {
+        ...(values.store !== undefined ? { store: values.store } : {}),
+        ...(values.config !== undefined ? { configPath: resolve(values.config) } : {}),
+        ...(values.tenant !== undefined ? { tenantId: values.tenant } : {}),
+        environment: systemEnvironment,
+      });
+    } catch (error) {
+      streams.stderr.write(
+        `charter: warning: receipt ${receipt.receipt_id} could not be stored in the run store: ${error instanceof Error ? error.message : String(error)}\n`,
+      );
+    }
+  });
   if (values.json) streams.stdout.write(`${JSON.stringify(recovery)}\n`);
   else if (recovery.kind === "none") streams.stdout.write("nothing to recover\n");
   else if (recovery.kind === "running") {

@@ -27,6 +27,7 @@ import { createStoreStatements } from "./store-statements.js";
 import { createTenantScope } from "./tenant-scope.js";
 import { tenantScopedRecords } from "./tenant-scoped-records.js";
 import { createToolCacheAccess } from "./tool-cache-access.js";
+import { createWorkReceiptAccess } from "./work-receipt-access.js";
 import { type CommittedBatch, checkCommitBatch, commitBatchProgram } from "./write-commit-batch.js";
 
 export interface KyselyRunStoreOptions {
@@ -385,6 +386,7 @@ export function createKyselyRunStore(options: KyselyRunStoreOptions): RunStore {
       ...records,
       readCheckpoints: (runId) => allCheckpoints(runId),
       ...createToolCacheAccess(database, guard, environment, tenantId),
+      ...createWorkReceiptAccess(database, guard, tenantId),
 
       close: closeStore,
     };

@@ -138,6 +138,16 @@ export interface RunStore {
    */
   cachePurgeTenant(tenantId: string | null, options?: { readonly scope?: string | null }): Promise<number>;
 
+  /**
+   * Stores a work item's receipt for the store's tenant (its document as given, with the columns it is found by);
+   * a receipt id already stored is refused (`receipts are never rewritten`).
+   */
+  putWorkReceipt(receipt: WorkReceiptInput): Promise<void>;
+  /** A receipt of the store's tenant by its receipt id, or null (another tenant's reads as absent). */
+  getWorkReceipt(receiptId: string): Promise<StoredWorkReceipt | null>;
+  /** The store's tenant's receipts, oldest first; with `repository`, only that repository's. */
+  listWorkReceipts(query?: { readonly repository?: string }): Promise<StoredWorkReceipt[]>;
+
   /** Everything stored for a run, in the versioned export format (fixtures, backups, moving a run). */
   exportRun(runId: string): Promise<RunExport>;
   /**
@@ -150,4 +160,21 @@ export interface RunStore {
   statistics(): Promise<RunStoreStatistics>;
   /** Waits for running operations and closes the database; the store accepts nothing afterwards. */
   close(): Promise<void>;
+}
+
+/** A work item receipt to store: its document (JSON-serialisable) and the fields it is found by. */
+export interface WorkReceiptInput {
+  readonly receiptId: string;
+  readonly runId: string;
+  readonly workItemId: string;
+  /** The repository's working tree (absolute path) the item ran in. */
+  readonly repository: string;
+  readonly status: string;
+  readonly receiptHash: string;
+  readonly receipt: unknown;
+  readonly createdAt: number;
+}
+
+export interface StoredWorkReceipt extends WorkReceiptInput {
+  readonly tenantId: string | null;
 }

@@ -15,6 +15,20 @@ export interface StoreDatabase {
   charter_tool_outputs: ToolOutputsTable;
   charter_tool_cache: ToolCacheTable;
   charter_run_segments: RunSegmentsTable;
+  charter_work_receipts: WorkReceiptsTable;
+}
+
+export interface WorkReceiptsTable {
+  receipt_id: string;
+  v: number;
+  tenant_id: string | null;
+  run_id: string;
+  work_item_id: string;
+  repository: string;
+  status: string;
+  receipt_hash: string;
+  receipt_json: string;
+  created_at: number;
 }
 
 export interface RunsTable {

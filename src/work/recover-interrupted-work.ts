@@ -20,6 +20,8 @@ export type WorkRecovery =
 export async function recoverInterruptedWork(
   repository: WorkRepository,
   environment: RuntimeEnvironment = systemEnvironment,
+  /** Also keeps the failure receipt elsewhere (the run store). */
+  keepReceipt?: (receipt: WorkReceipt) => Promise<void>,
 ): Promise<WorkRecovery> {
   const record = await readWorkLock(repository);
   if (record === null) return { kind: "none" };
@@ -62,6 +64,7 @@ export async function recoverInterruptedWork(
     commit: null,
     created_at: new Date(environment.now()).toISOString(),
   });
+  await keepReceipt?.(receipt);
   await releaseWorkLock(repository, record.run_id);
   return { kind: "recovered", receipt, path };
 }

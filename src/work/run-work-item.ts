@@ -17,6 +17,7 @@ import { type LoadedWorkItem, loadWorkItem } from "./load-work-item.js";
 import { recoverInterruptedWork } from "./recover-interrupted-work.js";
 import { runShellCommand } from "./run-shell-command.js";
 import { stateHash, workingTreeListing } from "./state-listing.js";
+import { storeWorkReceipt } from "./store-work-receipt.js";
 import { parseTestSummary } from "./test-summary.js";
 import { thawWorkingTree } from "./thaw-working-tree.js";
 import { admissionDenial, type WorkChange, workChange } from "./work-change.js";
@@ -31,6 +32,7 @@ import {
   createRunFolder,
   receiptChain,
   type WorkMetrics,
+  type WorkReceipt,
   type WorkStatus,
   writeReceipt,
 } from "./work-receipt.js";
@@ -54,6 +56,10 @@ export interface RunWorkItemOptions {
   readonly environment?: RuntimeEnvironment;
   /** Ends the item (rolled back, `failure`, error `interrupted`). */
   readonly signal?: AbortSignal;
+  /** Who the item is for: its run and its receipt are stored for this tenant. */
+  readonly tenantId?: string;
+  /** Told what went wrong without changing the outcome (a receipt that could not be stored in the run store). */
+  readonly onWarning?: (text: string) => void;
   /** Told once the before snapshot is taken and the lock record written, before the agent starts. */
   readonly onFrozen?: (runId: string, beforeHash: string) => void;
 }
@@ -71,7 +77,8 @@ export async function runWorkItem(options: RunWorkItemOptions): Promise<WorkRunR
   const environment = options.environment ?? systemEnvironment;
   const loaded = await loadWorkItem(options.itemPath);
   const repository = await openWorkRepository(options.repository);
-  await recoverInterruptedWork(repository, environment);
+  const keepReceipt = receiptKeeper(repository, loaded, options, environment);
+  await recoverInterruptedWork(repository, environment, keepReceipt);
   const { item } = loaded;
   const runId = environment.newId("run");
   const agentReference = isAgentIdReference(item.agent_id)
@@ -128,6 +135,7 @@ export async function runWorkItem(options: RunWorkItemOptions): Promise<WorkRunR
       agentReference,
       folder,
       frozen,
+      keepReceipt,
     });
   } finally {
     await releaseWorkLock(repository, runId);
@@ -142,6 +150,7 @@ interface FrozenRun {
   readonly runId: string;
   readonly agentReference: string;
   readonly folder: string;
+  readonly keepReceipt: (receipt: WorkReceipt) => Promise<void>;
   readonly frozen: {
     readonly commit: string;
     readonly hash: string;
@@ -208,6 +217,7 @@ async function executeFrozen(run: FrozenRun): Promise<WorkRunResult> {
       ...(options.homeDirectory !== undefined ? { homeDirectory: options.homeDirectory } : {}),
       ...(options.binaryDirectory !== undefined ? { binaryDirectory: options.binaryDirectory } : {}),
       ...(options.processEnvironment !== undefined ? { processEnvironment: options.processEnvironment } : {}),
+      ...(options.tenantId !== undefined ? { tenantId: options.tenantId } : {}),
       environment,
     });
     // The state the agent left, whatever happened: admission reads the repository, not the tool calls.
@@ -334,6 +344,7 @@ async function executeFrozen(run: FrozenRun): Promise<WorkRunResult> {
     commit,
     created_at: new Date(environment.now()).toISOString(),
   });
+  await run.keepReceipt(receipt);
   const absolute = (paths: readonly string[]) => paths.map((path) => join(repository.root, path));
   return {
     status,
@@ -352,6 +363,34 @@ async function executeFrozen(run: FrozenRun): Promise<WorkRunResult> {
     ...(testOutput !== null ? { test_output: testOutput } : {}),
     ...(receipt.error !== null ? { error: receipt.error } : {}),
     ...(denialReason !== null ? { denial_reason: denialReason } : {}),
+  };
+}
+
+/** Stores each receipt in the run store too; a store that cannot be written is a warning, never the outcome. */
+function receiptKeeper(
+  repository: WorkRepository,
+  loaded: LoadedWorkItem,
+  options: RunWorkItemOptions,
+  environment: RuntimeEnvironment,
+): (receipt: WorkReceipt) => Promise<void> {
+  return async (receipt) => {
+    try {
+      await storeWorkReceipt(repository, receipt, {
+        ...(options.store !== undefined ? { store: options.store } : {}),
+        ...(options.configPath !== undefined ? { configPath: resolve(options.configPath) } : {}),
+        promptDirectory: loaded.directory,
+        ...(options.homeDirectory !== undefined ? { homeDirectory: options.homeDirectory } : {}),
+        ...(options.processEnvironment !== undefined
+          ? { processEnvironment: options.processEnvironment }
+          : {}),
+        ...(options.tenantId !== undefined ? { tenantId: options.tenantId } : {}),
+        environment,
+      });
+    } catch (error) {
+      options.onWarning?.(
+        `receipt ${receipt.receipt_id} is in ${join(repository.root, ".charter", "work", receipt.run_id)} but could not be stored in the run store: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
   };
 }
 

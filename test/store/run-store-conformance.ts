@@ -4,6 +4,7 @@ import { describeChainConformance } from "./conformance-chain.js";
 import { describeDurabilityConformance } from "./conformance-durability.js";
 import { describeRecordsConformance } from "./conformance-records.js";
 import { describeTenantScopeConformance } from "./conformance-tenant-scope.js";
+import { describeWorkReceiptsConformance } from "./conformance-work-receipts.js";
 import type { RunStoreFactory, StoreUnderTest } from "./store-harness.js";
 
 /** The fixture each conformance test gets: a fresh, empty store over its own database. */
@@ -38,5 +39,6 @@ export function describeRunStoreConformance(backend: string, factory: RunStoreFa
     describeDurabilityConformance(context);
     describeBoundRecordsConformance(context);
     describeTenantScopeConformance(context);
+    describeWorkReceiptsConformance(context);
   });
 }

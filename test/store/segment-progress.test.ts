@@ -64,7 +64,11 @@ function asSchema2(file: string, runId: string): void {
         newest.tools_used_json,
         runId,
       );
-    // Schema 5 first, then 4 (each added columns that schema 2 lacks, and is recorded after 0003).
+    // Schema 6 first (the work receipts table), then 5 and 4 (each added columns that schema 2 lacks, and is
+    // recorded after 0003).
+    database.exec("drop index charter_work_receipts_tenant_repository");
+    database.exec("drop table charter_work_receipts");
+    database.prepare("delete from charter_schema_migrations where name = ?").run("0006_work_receipts");
     database.exec("alter table charter_runs drop column kind");
     database.prepare("delete from charter_schema_migrations where name = ?").run("0005_run_kind");
     database.exec("drop index charter_tool_cache_tenant");

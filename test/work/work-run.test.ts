@@ -275,3 +275,45 @@ async function writeAgentMaxTurns(directory: string, maxTurns: number): Promise<
   const { agentFile } = await import("../cli/cli-harness.js");
   await fs.writeFile(join(directory, "agent.md"), agentFile(`models: [local/m]\nmaxTurns: ${maxTurns}`));
 }
+
+describe("receipts in the run store", () => {
+  it("are stored for the item's tenant; another tenant's view does not see them", async () => {
+    const { openRunStore } = await import("../../src/store/open-run-store.js");
+    const { systemEnvironment } = await import("../../src/foundation/environment.js");
+    const root = await gitRepository({ "a.txt": "a\n" });
+    const work = await setup(
+      [call("workspace__write_file", { path: "a.txt", content: "b\n" }), report("done")],
+      {
+        id: "stored",
+      },
+    );
+    const storePath = join(work.directory, "store.db");
+    const { result } = await work.run(root, ["--store", storePath, "--tenant", "team-a"]);
+    expect(result?.status).toBe("success");
+    const store = await openRunStore({
+      url: `sqlite:${storePath}`,
+      environment: systemEnvironment,
+      tenantId: "team-a",
+    });
+    try {
+      const stored = await store.getWorkReceipt(result?.receipt_id ?? "");
+      const onDisk = await receiptOf(result?.receipt_path ?? "");
+      expect(stored).toMatchObject({
+        runId: result?.run_id,
+        status: "success",
+        tenantId: "team-a",
+        repository: root,
+      });
+      expect(stored?.receipt).toEqual(onDisk);
+      expect(stored?.receiptHash).toBe(onDisk.receipt_hash);
+      expect((await store.getRun(result?.run_id ?? ""))?.tenantId).toBe("team-a");
+      expect(await store.forTenant("team-b").getWorkReceipt(result?.receipt_id ?? "")).toBeNull();
+      expect(await store.forTenant(null).listWorkReceipts({ repository: root })).toEqual([]);
+      expect(
+        (await store.listWorkReceipts({ repository: root })).map((receipt) => receipt.receiptId),
+      ).toEqual([result?.receipt_id]);
+    } finally {
+      await store.close();
+    }
+  });
+});

@@ -4,6 +4,7 @@ import { migration0002RunSegments } from "./migration-0002-run-segments.js";
 import { migration0003SegmentProgress } from "./migration-0003-segment-progress.js";
 import { migration0004TenantCacheAndRunOwner } from "./migration-0004-tenant-cache-and-run-owner.js";
 import { migration0005RunKind } from "./migration-0005-run-kind.js";
+import { migration0006WorkReceipts } from "./migration-0006-work-receipts.js";
 
 /**
  * Every migration of the run store, by name. Kysely applies them in name order and records each one it
@@ -16,6 +17,7 @@ export const runStoreMigrations: Readonly<Record<string, Migration>> = Object.fr
   "0003_segment_progress": migration0003SegmentProgress,
   "0004_tenant_cache_and_run_owner": migration0004TenantCacheAndRunOwner,
   "0005_run_kind": migration0005RunKind,
+  "0006_work_receipts": migration0006WorkReceipts,
 });
 
 /** The schema version this Charter writes: the number of migrations it knows. */

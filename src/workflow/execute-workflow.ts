@@ -247,10 +247,26 @@ export async function executeWorkflow(options: WorkflowExecutionOptions): Promis
 
   /** Feeds one event to the scheduler, records what it decided with a checkpoint, then starts what it started. */
   async function handle(event: SchedulerEvent): Promise<void> {
-    const output = transitionScheduler(definition, scheduler, event);
-    scheduler = output.state;
+    await handleAll([() => event]);
+  }
+
+  /**
+   * Feeds events to the scheduler one after the other (each made just before its turn, so a completion is recorded
+   * in the order it came), then commits ONE checkpoint for all of them before anything they started runs: the ends
+   * of steps that finished together cost one transaction, not one each.
+   */
+  async function handleAll(events: readonly (() => SchedulerEvent)[]): Promise<void> {
     const launches: (() => void)[] = [];
     const failedAtStart: Completion[] = [];
+    for (const nextEvent of events) apply(nextEvent(), launches, failedAtStart);
+    await recorder.commit(checkpoint(), totals);
+    for (const start of launches) start();
+    for (const completion of failedAtStart) enqueue(completion);
+  }
+
+  function apply(event: SchedulerEvent, launches: (() => void)[], failedAtStart: Completion[]): void {
+    const output = transitionScheduler(definition, scheduler, event);
+    scheduler = output.state;
     const now = environment.now();
     for (const effect of output.effects) {
       if (effect.type === "skip_step") {
@@ -315,9 +331,6 @@ export async function executeWorkflow(options: WorkflowExecutionOptions): Promis
         launches.push(() => launch(step.id, phase, runner(action, rendered, ids)));
       }
     }
-    await recorder.commit(checkpoint(), totals);
-    for (const start of launches) start();
-    for (const completion of failedAtStart) enqueue(completion);
   }
 
   /** Records a finished action: its entry, the step's record, output, memory and the totals. */
@@ -542,7 +555,9 @@ export async function executeWorkflow(options: WorkflowExecutionOptions): Promis
     }
     const completion = await nextCompletion();
     if (completion === null) continue;
-    await handle(record(completion));
+    // Every completion already waiting joins this one's checkpoint.
+    const arrived = [completion, ...queue.splice(0)];
+    await handleAll(arrived.map((each) => () => record(each)));
   }
 
   let status: WorkflowStatus = scheduler.status;

@@ -27,9 +27,8 @@ const counterSchema = {
   additionalProperties: false,
 };
 
-// INV-TOOL-003
 describe("lookupStage: an unknown tool is refused as data", () => {
-  it("answers an unknown tool with TOOL_NOT_FOUND naming the available tools, and never throws", async () => {
+  it("INV-TOOL-003 unknown tools return error: answers an unknown tool with TOOL_NOT_FOUND naming the available tools, and never throws", async () => {
     const registry = new ToolRegistry([
       functionTool("beta", anyObject, async () => ok("b")),
       functionTool("alpha", anyObject, async () => ok("a")),
@@ -46,9 +45,8 @@ describe("lookupStage: an unknown tool is refused as data", () => {
   });
 });
 
-// INV-TOOL-001
 describe("inputValidationStage: invalid input never reaches the tool", () => {
-  it("refuses invalid arguments, listing each problem with its path, without running the tool", async () => {
+  it("INV-TOOL-001 invalid inputs rejected: refuses invalid arguments, listing each problem with its path, without running the tool", async () => {
     const tool = functionTool("counter", counterSchema, async () => ok("counted"));
     const registry = new ToolRegistry([tool]);
     const result = await pipeline(callContext(registry, "counter", { count: -2, extra: true }));
@@ -360,8 +358,7 @@ describe("auditStage and results", () => {
     expect(refused.characters_out).toBe(refused.content.length);
   });
 
-  // INV-TOOL-002
-  it("returns frozen results, refused or executed", async () => {
+  it("INV-TOOL-002 results are frozen: returns frozen results, refused or executed", async () => {
     const registry = new ToolRegistry([functionTool("fine", anyObject, async () => ok("fine"))]);
     for (const name of ["fine", "missing"]) {
       const result = await pipeline(callContext(registry, name));

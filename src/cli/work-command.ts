@@ -16,6 +16,18 @@ const flags = {
     default: false,
     description: "work run: record an admitted change as one commit on the current branch.",
   },
+  worktree: {
+    type: "string",
+    valueName: "DIR",
+    defaultText: "a temporary worktree at the before snapshot",
+    description: "work replay: replay into this worktree, which must be at the item's before state.",
+  },
+  "hash-only": {
+    type: "boolean",
+    default: false,
+    description:
+      "work replay: print only the replayed state's hash (exit 1 when the replay itself diverged).",
+  },
   json: { ...sharedFlags.json, description: "Print the result (or the verification) as one JSON document." },
   config: sharedFlags.config,
   store: sharedFlags.store,
@@ -28,16 +40,16 @@ const flags = {
 } as const;
 
 const usage =
-  "usage: charter work run <item.yaml|item.json> [--repo DIR] [--commit] [--json] | charter work verify <receipt-id|path> | charter work recover [--repo DIR]";
+  "usage: charter work run <item.yaml|item.json> [--repo DIR] [--commit] [--json] | charter work verify <receipt-id|path> | charter work replay <receipt-id|path> [--worktree DIR] | charter work recover [--repo DIR]";
 
 /** `charter work run|verify|recover`. */
 export const workCommand = defineCommand({
   name: "work",
   summary: "Run a work item atomically on a git repository; verify receipts; recover after a crash",
   description:
-    "work run freezes the repository's working tree, runs the item's agent with the workspace tools under the item's limits, admits the change (files, tool calls, lines changed, no duplicate), runs its test command, and either keeps the change (one commit with --commit) or restores the working tree exactly. Every item gets a receipt in .charter/work/<run-id>/RECEIPT.json. Exit 0 success, 1 failure or timeout, 6 denied, 4 invalid item or repository. work verify checks a receipt's hash, its place in the repository's receipt chain and its snapshots. work recover restores the working tree of an item whose process died and records its failure receipt; every work command does this first.",
+    "work run freezes the repository's working tree, runs the item's agent with the workspace tools under the item's limits, admits the change (files, tool calls, lines changed, no duplicate), runs its test command, and either keeps the change (one commit with --commit) or restores the working tree exactly. Every item gets a receipt in .charter/work/<run-id>/RECEIPT.json. Exit 0 success, 1 failure or timeout, 6 denied, 4 invalid item or repository. work verify checks a receipt's hash, its place in the repository's receipt chain and its snapshots. work replay re-runs a successful item from its before snapshot in a separate worktree, with the recorded model answers and the workspace tools live, and compares the resulting state hash with the receipt (the replay-<id>.sh script beside the receipt does this). work recover restores the working tree of an item whose process died and records its failure receipt; every work command does this first.",
   positionals: [
-    { name: "run|verify|recover", description: "What to do." },
+    { name: "run|verify|replay|recover", description: "What to do." },
     {
       name: "item|receipt",
       optional: true,
@@ -63,6 +75,7 @@ async function runWorkCommand(
   if (subcommand === "run" && target !== undefined) return workRun(target, values, streams);
   if (subcommand === "verify" && target !== undefined) return workVerify(target, values, streams);
   if (subcommand === "recover" && target === undefined) return workRecover(values, streams);
+  if (subcommand === "replay" && target !== undefined) return workReplay(target, values, streams);
   throw new CharterError("ARGUMENT_INVALID", usage, { details: { argument: "subcommand" } });
 }
 
@@ -124,6 +137,42 @@ async function workVerify(
     for (const problem of verification.problems) streams.stdout.write(`  - ${problem}\n`);
   }
   return verification.ok ? exitCodes.success : exitCodes.sessionFailure;
+}
+
+async function workReplay(
+  reference: string,
+  values: FlagValues<typeof flags>,
+  streams: CliStreams,
+): Promise<number> {
+  const { openWorkRepository } = await import("../work/work-repository.js");
+  const { recoverInterruptedWork } = await import("../work/recover-interrupted-work.js");
+  const { replayWorkItem } = await import("../work/replay-work-item.js");
+  const { resolve } = await import("node:path");
+  const repositoryDirectory = values.repo ?? process.cwd();
+  await recoverInterruptedWork(await openWorkRepository(repositoryDirectory));
+  const replay = await replayWorkItem({
+    reference,
+    repository: repositoryDirectory,
+    ...(values.worktree !== undefined ? { worktree: resolve(values.worktree) } : {}),
+    ...(values.store !== undefined ? { store: values.store } : {}),
+    ...(values.config !== undefined ? { configPath: resolve(values.config) } : {}),
+    ...(values.tenant !== undefined ? { tenantId: values.tenant } : {}),
+  });
+  if (values["hash-only"]) {
+    if (!replay.report.ok) return exitCodes.sessionFailure;
+    streams.stdout.write(`${replay.actualHash}\n`);
+  } else if (values.json) {
+    streams.stdout.write(
+      `${JSON.stringify({ ok: replay.ok, receipt_id: replay.receiptId, expected_hash: replay.expectedHash, actual_hash: replay.actualHash, divergence: replay.report.divergence, tool_divergences: replay.report.toolDivergences })}\n`,
+    );
+  } else {
+    streams.stdout.write(
+      replay.ok
+        ? `replay verified: ${replay.actualHash}\n`
+        : `replay mismatch: expected ${replay.expectedHash}, got ${replay.actualHash}${replay.report.divergence === null ? "" : " (the replayed run diverged from its record)"}\n`,
+    );
+  }
+  return replay.ok ? exitCodes.success : exitCodes.sessionFailure;
 }
 
 async function workRecover(values: FlagValues<typeof flags>, streams: CliStreams): Promise<number> {

@@ -13,7 +13,11 @@ import type { LiveTools } from "./replay-tool-calls.js";
 export async function replayStoredRun(
   store: RunStore,
   runId: string,
-  options: { liveTools?: boolean } = {},
+  options: {
+    liveTools?: boolean;
+    /** Tools the caller started itself (`charter work replay`: the workspace tools on a fresh worktree). */
+    live?: LiveTools;
+  } = {},
 ): Promise<ReplayReport> {
   const run = await store.getRun(runId);
   if (run === null)
@@ -67,7 +71,11 @@ export async function replayStoredRun(
           return json === undefined ? null : JSON.parse(json);
         },
       },
-      live === null ? {} : { liveTools: live.tools },
+      options.live !== undefined
+        ? { liveTools: options.live }
+        : live === null
+          ? {}
+          : { liveTools: live.tools },
     );
   } finally {
     await live?.close();

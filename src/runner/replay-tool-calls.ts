@@ -12,6 +12,11 @@ export interface LiveTools {
   readonly destructiveTools: readonly string[];
   /** Where the live tools' names lead now: the source each started tool has (kind, server, tool). */
   readonly sourceOf: (name: string) => ToolManifestEntry["source"] | null;
+  /**
+   * Re-execute every call the record says ran, side effects included: for a replay into a fresh copy of the state
+   * the run started from (`charter work replay`), where re-running the writes is the point.
+   */
+  readonly reExecuteEverything?: boolean;
 }
 
 /**
@@ -118,8 +123,12 @@ export async function replayToolCalls(
     if (options.live !== null) {
       const recordedEntry = options.manifest.get(call.name);
       const reason =
-        notReExecutedReason(result, idempotencyClassOf(recordedEntry, destructive)) ??
-        (sameSource(recordedEntry?.source, options.live.sourceOf(call.name)) ? null : "source_changed");
+        notReExecutedReason(
+          result,
+          options.live.reExecuteEverything === true
+            ? "idempotent"
+            : idempotencyClassOf(recordedEntry, destructive),
+        ) ?? (sameSource(recordedEntry?.source, options.live.sourceOf(call.name)) ? null : "source_changed");
       if (reason !== null) {
         options.notReExecuted.push({ callId: call.id, tool: call.name, turn, reason });
       } else {

@@ -15,6 +15,7 @@ import { freezeWorkingTree } from "./freeze-working-tree.js";
 import { readHeadState, restoreHeadState, saveIndex } from "./head-state.js";
 import { type LoadedWorkItem, loadWorkItem } from "./load-work-item.js";
 import { recoverInterruptedWork } from "./recover-interrupted-work.js";
+import { writeReplayScript } from "./replay-script.js";
 import { runShellCommand } from "./run-shell-command.js";
 import { stateHash, workingTreeListing } from "./state-listing.js";
 import { storeWorkReceipt } from "./store-work-receipt.js";
@@ -345,6 +346,8 @@ async function executeFrozen(run: FrozenRun): Promise<WorkRunResult> {
     created_at: new Date(environment.now()).toISOString(),
   });
   await run.keepReceipt(receipt);
+  const proofScript =
+    status === "success" ? await writeReplayScript(run.folder, repository.root, path, receipt) : null;
   const absolute = (paths: readonly string[]) => paths.map((path) => join(repository.root, path));
   return {
     status,
@@ -361,6 +364,7 @@ async function executeFrozen(run: FrozenRun): Promise<WorkRunResult> {
     ),
     metrics,
     ...(testOutput !== null ? { test_output: testOutput } : {}),
+    ...(proofScript !== null ? { proof_script: proofScript } : {}),
     ...(receipt.error !== null ? { error: receipt.error } : {}),
     ...(denialReason !== null ? { denial_reason: denialReason } : {}),
   };

@@ -7,6 +7,7 @@ import { charterProcess, cli } from "../cli/cli-harness.js";
 import {
   answer,
   closeWorkflowServers,
+  recordedKeys,
   taskOf,
   type WorkflowWorkspace,
   workflowWorkspace,
@@ -245,4 +246,47 @@ describe("charter workflow run, show and verify", () => {
       database.close();
     }
   });
+
+  it("each failure strategy through the charter command: failFast, continueOnError and rollback, each exit 1", async () => {
+    const workflow = (strategy: string) =>
+      [
+        `id: ${strategy.toLowerCase()}`,
+        `failureStrategy: ${strategy}`,
+        "steps:",
+        "  - { id: a, agent: writer.md, prompt: 'a', compensate: { tool: { name: test__record, arguments: { key: undo-a, value: x } } } }",
+        "  - { id: b, agent: failing.md, prompt: 'b' }",
+        "  - { id: c, agent: writer.md, prompt: 'c after {{steps.b.report}}', dependsOn: [b] }",
+        "  - { id: d, agent: writer.md, prompt: 'd' }",
+        "",
+      ].join("\n");
+    const expected: Record<string, { status: string; steps: string[] }> = {
+      failFast: { status: "failed", steps: ["completed", "failed", "skipped", "skipped"] },
+      continueOnError: {
+        status: "completed_with_errors",
+        steps: ["completed", "failed", "skipped", "completed"],
+      },
+      rollback: { status: "rolled_back", steps: ["compensated", "failed", "skipped", "skipped"] },
+    };
+    for (const [strategy, outcome] of Object.entries(expected)) {
+      const workspace = await workflowWorkspace({
+        agents: { writer: "", failing: "" },
+        workflow: workflow(strategy),
+        respond: (request, agent) => (agent === "failing" ? refused : answer(`[${taskOf(request)}]`)),
+      });
+      const ran = await charterProcess(
+        ["workflow", "run", workspace.workflowPath, "--json", ...flags(workspace)],
+        {
+          cwd: workspace.directory,
+        },
+      );
+      expect(ran.exitCode).toBe(1);
+      const result = JSON.parse(ran.stdout) as WorkflowResult;
+      expect(result.status).toBe(outcome.status);
+      expect(result.steps.map((step) => step.status)).toEqual(outcome.steps);
+      expect(result.errors.map((error) => [error.stepId, error.code])).toEqual([
+        ["b", "MODEL_AUTHENTICATION_FAILED"],
+      ]);
+      expect((await recordedKeys(workspace.recordFile)).includes("undo-a")).toBe(strategy === "rollback");
+    }
+  }, 120_000);
 });

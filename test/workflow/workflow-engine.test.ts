@@ -390,7 +390,7 @@ describe("workflows in process", () => {
     expect(workspace.requestsOf("busy").map(taskOf)).toEqual(["b"]);
   });
 
-  it("continueOnError: every step whose dependencies completed runs, those downstream of a failure are skipped", async () => {
+  it("INV-PE-003 continueOnError: every step whose dependencies completed runs, those downstream of a failure are skipped", async () => {
     const workspace = await workflowWorkspace({
       agents: { worker: "", failing: "" },
       workflow: [
@@ -422,7 +422,7 @@ describe("workflows in process", () => {
     expect(workspace.requestsOf("worker").map(taskOf)).toEqual(["b", "d after [b]"]);
   });
 
-  it("rollback: after a failure, the completed steps' compensations run in reverse order of completion", async () => {
+  it("INV-PE-003 rollback: after a failure, the completed steps' compensations run in reverse order of completion", async () => {
     const workspace = await workflowWorkspace({
       agents: { worker: "tools: [test]", failing: "" },
       workflow: [
@@ -475,7 +475,7 @@ describe("workflows in process", () => {
     });
   });
 
-  it("rollback: a compensation that fails makes the rollback fail, and the others still run", async () => {
+  it("INV-PE-003 rollback: a compensation that fails makes the rollback fail, and the others still run", async () => {
     const workspace = await workflowWorkspace({
       agents: { worker: "", failing: "" },
       workflow: [

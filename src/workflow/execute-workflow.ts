@@ -178,16 +178,20 @@ export async function executeWorkflow(options: WorkflowExecutionOptions): Promis
     const key = `${phase}:${stepId}`;
     controllers.set(key, controller);
     if (cancelled.has(stepId) || options.signal?.aborted === true) controller.abort();
-    const onAbort = () => controller.abort();
-    options.signal?.addEventListener("abort", onAbort, { once: true });
     void run(controller.signal)
       .catch((error: unknown) => failedResult(errorOf(error), null))
       .then((result) => {
-        options.signal?.removeEventListener("abort", onAbort);
         controllers.delete(key);
         enqueue({ stepId, phase, result });
       });
   }
+
+  // One listener on the caller's signal for every step (not one per step: a wide level would pass the listener
+  // limit Node warns at): an interrupt stops every running step's run.
+  const interruptSteps = () => {
+    for (const controller of controllers.values()) controller.abort();
+  };
+  options.signal?.addEventListener("abort", interruptSteps, { once: true });
 
   /** What a step's action runs with: its prompt or arguments rendered from what its dependencies produced. */
   function render(action: WorkflowAction): { prompt: string } | { arguments: Record<string, unknown> } {
@@ -560,6 +564,7 @@ export async function executeWorkflow(options: WorkflowExecutionOptions): Promis
     await handleAll(arrived.map((each) => () => record(each)));
   }
 
+  options.signal?.removeEventListener("abort", interruptSteps);
   let status: WorkflowStatus = scheduler.status;
   const standing = () => ({ statuses: scheduler.statuses, records, outputs, totals });
   const errors: WorkflowError[] = collectWorkflowErrors(definition, standing());

@@ -214,11 +214,19 @@ export function gate(): { opened: Promise<void>; open: () => void } {
 export function startCharterProcess(
   argv: readonly string[],
   cwd: string,
-): { readonly exited: Promise<number | null>; kill(): Promise<void>; readonly output: () => string } {
+): {
+  readonly exited: Promise<number | null>;
+  kill(): Promise<void>;
+  interrupt(): void;
+  readonly stdout: () => string;
+  readonly output: () => string;
+} {
   const child = spawn(process.execPath, [charterBinary, ...argv], { cwd, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
+  let stdout = "";
   child.stdout.on("data", (chunk: Buffer) => {
     output += chunk.toString("utf8");
+    stdout += chunk.toString("utf8");
   });
   child.stderr.on("data", (chunk: Buffer) => {
     output += chunk.toString("utf8");
@@ -231,6 +239,10 @@ export function startCharterProcess(
       child.kill("SIGKILL");
       await exited;
     },
+    interrupt() {
+      child.kill("SIGINT");
+    },
+    stdout: () => stdout,
     output: () => output,
   };
 }

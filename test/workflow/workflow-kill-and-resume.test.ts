@@ -210,4 +210,50 @@ describe("kill -9 of charter workflow run, then charter workflow resume", () => 
     expect(workspace.requestsOf("joiner")).toHaveLength(1);
     await expectVerified(workspace, result);
   }, 120_000);
+
+  it("interrupted with SIGINT: the workflow run is interrupted (exit 1) and resumes where it stopped", async () => {
+    const reached = gate();
+    const never = gate();
+    let firstProcess = true;
+    const workspace = await workflowWorkspace({
+      agents: { first: "", second: "" },
+      workflow: [
+        "id: interrupted",
+        "steps:",
+        "  - { id: a, agent: first.md, prompt: 'a' }",
+        "  - { id: b, agent: second.md, prompt: 'b after {{steps.a.report}}', dependsOn: [a] }",
+        "output: '{{steps.b.report}}'",
+        "",
+      ].join("\n"),
+      respond: async (request, agent) => {
+        if (agent === "second" && firstProcess) {
+          reached.open();
+          await never.opened;
+        }
+        return answer(`${agent}: ${taskOf(request)}`);
+      },
+    });
+    const run = startCharterProcess(runArguments(workspace), workspace.directory);
+    await reached.opened;
+    run.interrupt();
+    expect(await run.exited).toBe(1);
+    firstProcess = false;
+    never.open();
+    const stopped = JSON.parse(run.stdout()) as WorkflowResult;
+    expect(stopped).toMatchObject({ status: "interrupted", output: null });
+    expect(stopped.steps.map((step) => step.status)).toEqual(["completed", "interrupted"]);
+    const shown = JSON.parse(
+      (await cli(["workflow", "show", stopped.workflowRunId, "--json", "--store", workspace.store])).stdout,
+    );
+    expect(shown).toMatchObject({
+      status: "interrupted",
+      resumeCommand: `charter workflow resume ${stopped.workflowRunId}`,
+      headHash: stopped.headHash,
+    });
+
+    const result = await resume(workspace, stopped.workflowRunId);
+    expect(result).toMatchObject({ status: "completed", output: "second: b after first: a" });
+    expect(workspace.requestsOf("first")).toHaveLength(1);
+    await expectVerified(workspace, result);
+  }, 120_000);
 });

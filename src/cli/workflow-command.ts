@@ -51,7 +51,7 @@ export const workflowCommand = defineCommand({
   name: "workflow",
   summary: "Run, resume, show or check a workflow of agent and tool steps",
   description:
-    "workflow run runs a workflow file: its steps (each an agent run or a tool call) in array order, or as their dependencies allow up to maxConcurrency at once, with a checkpoint after each step; it prints the workflow's output on stdout and each step's status on stderr, exit 0 only when every step completed. workflow resume continues an interrupted workflow run (or one whose process died) after its last checkpoint: completed steps are not run again. workflow show prints a stored workflow run. workflow validate checks a file without running anything, listing every problem with its key, line and step (exit 4 when there is one).",
+    "workflow run runs a workflow file: its steps (each an agent run or a tool call) in array order, or as their dependencies allow up to maxConcurrency at once, with a checkpoint after each step; it prints the workflow's output on stdout and each step's status on stderr, exit 0 only when every step completed. workflow resume continues an interrupted workflow run (or one whose process died) after its last checkpoint: completed steps are not run again. workflow show prints a stored workflow run. workflow validate checks a file without running anything (its keys, steps, dependencies, templates, and that each step's agent resolves), listing every problem with its key, line and step (exit 4 when there is one).",
   positionals: [
     { name: "run|resume|show|validate", description: "What to do." },
     {
@@ -281,9 +281,23 @@ async function validateWorkflow(
   values: FlagValues<typeof flags>,
   streams: CliStreams,
 ): Promise<number> {
-  const { loadWorkflowFile } = await import("../workflow/load-workflow-file.js");
+  const { loadWorkflowFile, workflowFileInvalid } = await import("../workflow/load-workflow-file.js");
   try {
-    const { definition, path } = await loadWorkflowFile(file);
+    const loaded = await loadWorkflowFile(file);
+    const { definition, path } = loaded;
+    // Each step's agent, resolved as its run will resolve it (the registry of the configuration found from here).
+    const { loadConfiguration } = await import("../config/load-configuration.js");
+    const { createAgentCatalog } = await import("../agents/create-agent-catalog.js");
+    const { checkWorkflowAgents } = await import("../workflow/check-workflow-agents.js");
+    const cwd = process.cwd();
+    const { configuration } = await loadConfiguration({
+      cwd,
+      promptDirectory: loaded.directory,
+      ...(values.config !== undefined ? { configPath: resolve(values.config) } : {}),
+      ...(streams.binaryDirectory !== undefined ? { binaryDirectory: streams.binaryDirectory } : {}),
+    });
+    const agentProblems = await checkWorkflowAgents(loaded, { configuration, cwd }, createAgentCatalog());
+    if (agentProblems.length > 0) throw workflowFileInvalid(path, agentProblems);
     if (values.json) {
       streams.stdout.write(
         `${JSON.stringify({ ok: true, file: path, workflowId: definition.id, steps: definition.steps.map((step) => step.id), issues: [] })}\n`,

@@ -15,7 +15,7 @@ import type { WorkflowStepExecutor } from "./workflow-step-executor.js";
  */
 export function createWorkflowStepExecutor(context: WorkflowRunContext): WorkflowStepExecutor {
   // One registry for every step of the run: its folders are read once.
-  const agentCatalog = createAgentCatalog();
+  const agentCatalog = context.agentCatalog ?? createAgentCatalog();
   const shared = {
     agentCatalog,
     store: context.storeUrl,

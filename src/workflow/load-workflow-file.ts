@@ -44,7 +44,7 @@ export async function loadWorkflowFile(path: string): Promise<LoadedWorkflow> {
 export function parseWorkflowFile(text: string, path: string): LoadedWorkflow {
   const format = workflowFileName.exec(basename(path))?.[1];
   if (format === undefined) {
-    throw invalid(path, [
+    throw workflowFileInvalid(path, [
       {
         key: "",
         path: [],
@@ -84,7 +84,9 @@ export function parseWorkflowFile(text: string, path: string): LoadedWorkflow {
     lineOf = (keyPath) => lineOfPath(document, lineCounter, keyPath);
   }
   if (typeof data !== "object" || data === null || Array.isArray(data)) {
-    throw invalid(path, [{ key: "", path: [], step: null, message: "the file must hold a mapping of keys" }]);
+    throw workflowFileInvalid(path, [
+      { key: "", path: [], step: null, message: "the file must hold a mapping of keys" },
+    ]);
   }
   const parsed = workflowDefinitionSchema.safeParse(data);
   if (!parsed.success) {
@@ -97,10 +99,10 @@ export function parseWorkflowFile(text: string, path: string): LoadedWorkflow {
         message: found.message,
       }),
     );
-    throw invalid(path, issues, lineOf);
+    throw workflowFileInvalid(path, issues, lineOf);
   }
   const checked = checkWorkflowDefinition(parsed.data);
-  if (!("definition" in checked)) throw invalid(path, checked.issues, lineOf);
+  if (!("definition" in checked)) throw workflowFileInvalid(path, checked.issues, lineOf);
   return deepFreeze({ path, directory: dirname(path), definition: checked.definition, source: parsed.data });
 }
 
@@ -111,7 +113,8 @@ function stepIdAt(steps: unknown, path: readonly (string | number)[]): string | 
   return typeof id === "string" ? id : null;
 }
 
-function invalid(
+/** WORKFLOW_FILE_INVALID for these problems of a file: the first in the message, all of them in `details.issues`. */
+export function workflowFileInvalid(
   file: string,
   issues: readonly WorkflowIssue[],
   lineOf: (path: readonly (string | number)[]) => number | undefined = () => undefined,

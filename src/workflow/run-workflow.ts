@@ -1,14 +1,16 @@
 import { homedir } from "node:os";
 import { resolve } from "node:path";
+import { createAgentCatalog } from "../agents/create-agent-catalog.js";
 import { loadConfiguration } from "../config/load-configuration.js";
 import { type RuntimeEnvironment, systemEnvironment } from "../foundation/environment.js";
 import { SecretRedactor } from "../foundation/secret-redactor.js";
 import { currentRunOwner, defaultHeartbeatIntervalMilliseconds } from "../runner/run-owner.js";
 import { selectRunStore } from "../runner/select-run-store.js";
 import { openRunStore } from "../store/open-run-store.js";
+import { checkWorkflowAgents } from "./check-workflow-agents.js";
 import { createWorkflowStepExecutor } from "./create-workflow-step-executor.js";
 import { executeWorkflow } from "./execute-workflow.js";
-import { loadWorkflowFile } from "./load-workflow-file.js";
+import { loadWorkflowFile, workflowFileInvalid } from "./load-workflow-file.js";
 import { validateWorkflowInput } from "./validate-workflow-input.js";
 import { buildWorkflowContract } from "./workflow-contract.js";
 import type { WorkflowProgressEvent } from "./workflow-progress-event.js";
@@ -40,8 +42,8 @@ export interface RunWorkflowOptions {
 }
 
 /**
- * Runs a workflow file: checks the file and the input (WORKFLOW_FILE_INVALID, WORKFLOW_INPUT_INVALID are thrown
- * before anything is stored or run), stores a workflow run (kind `workflow`) with its own hash-chained transcript
+ * Runs a workflow file: checks the file, the input and that every step's agent resolves (WORKFLOW_FILE_INVALID,
+ * WORKFLOW_INPUT_INVALID are thrown before anything is stored or run), stores a workflow run (kind `workflow`) with its own hash-chained transcript
  * and a checkpoint at each step's start and end, and runs its steps, each agent step a full run whose parent is
  * the workflow run. Returns the result whatever the steps did; only a failure to load or store throws.
  */
@@ -64,6 +66,10 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
   });
   const redactor = new SecretRedactor();
   for (const secret of secrets) redactor.addSecret(secret.value, secret.label);
+  // Every step's agent must resolve before anything is stored or run (a typo in a path, an unknown registry id).
+  const agentCatalog = createAgentCatalog();
+  const agentProblems = await checkWorkflowAgents(loaded, { configuration, cwd }, agentCatalog);
+  if (agentProblems.length > 0) throw workflowFileInvalid(loaded.path, agentProblems);
   const { url } = await selectRunStore({
     store: options.store,
     configured: configuration.store,
@@ -106,6 +112,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
       correlationId: options.correlationId ?? null,
       environment,
       redactor,
+      agentCatalog,
     });
     return await executeWorkflow({
       definition: loaded.definition,

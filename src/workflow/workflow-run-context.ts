@@ -1,6 +1,7 @@
 import type { Configuration } from "../config/configuration-schema.js";
 import type { RuntimeEnvironment } from "../foundation/environment.js";
 import type { SecretRedactor } from "../foundation/secret-redactor.js";
+import type { AgentCatalog } from "../runner/agent-catalog.js";
 
 /** What every step of one workflow run shares: where it was started, its configuration, store and owner. */
 export interface WorkflowRunContext {
@@ -21,4 +22,6 @@ export interface WorkflowRunContext {
   readonly correlationId: string | null;
   readonly environment: RuntimeEnvironment;
   readonly redactor: SecretRedactor;
+  /** The agent registry steps' registry ids are resolved in; default the configuration's (read once per run). */
+  readonly agentCatalog?: AgentCatalog;
 }

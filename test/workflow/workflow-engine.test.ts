@@ -562,6 +562,21 @@ describe("workflows in process", () => {
     });
   });
 
+  it("refuses a workflow whose step agent does not resolve before anything runs or is stored", async () => {
+    const workspace = await workflowWorkspace({
+      agents: { worker: "" },
+      workflow:
+        "id: typo\nsteps:\n  - { id: a, agent: worker.md, prompt: a }\n  - { id: b, agent: wroker.md, prompt: b }\n",
+      respond: () => answer("x"),
+    });
+    await expect(runWorkflow(options(workspace))).rejects.toMatchObject({
+      code: "WORKFLOW_FILE_INVALID",
+      details: { key: "steps[1].agent", step: "b" },
+    });
+    expect(workspace.server.requests).toHaveLength(0);
+    expect(storedWorkflowEntries(workspace.store)).toEqual([]);
+  });
+
   it("refuses an input that does not match the input schema before anything runs or is stored", async () => {
     const workspace = await workflowWorkspace({
       agents: { worker: "" },

@@ -1,11 +1,11 @@
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { CharterError } from "../../src/foundation/charter-error.js";
 import { parseWorkflowFile } from "../../src/workflow/load-workflow-file.js";
 import { validateWorkflowInput } from "../../src/workflow/validate-workflow-input.js";
-import { cli } from "../cli/cli-harness.js";
+import { charterProcess, cli } from "../cli/cli-harness.js";
 
 const releaseNotes = `id: release-notes
 input: { type: object, required: [range], properties: { range: { type: string } } }
@@ -232,9 +232,14 @@ describe("workflow files", () => {
 describe("charter workflow validate", () => {
   it("prints a valid workflow's summary and exits 0; lists every problem with its line and exits 4", async () => {
     const directory = await mkdtemp(join(tmpdir(), "charter-workflow-validate-"));
+    // The registry the steps' ids resolve in: ./agents from where charter runs.
+    await mkdir(join(directory, "agents"));
+    for (const id of ["researcher", "writer", "cleaner"]) {
+      await writeFile(join(directory, "agents", `${id}.md`), `---\nmodels: [local/m]\n---\nYou are ${id}.\n`);
+    }
     const good = join(directory, "release.workflow.yaml");
     await writeFile(good, releaseNotes);
-    const valid = await cli(["workflow", "validate", good]);
+    const valid = await charterProcess(["workflow", "validate", good], { cwd: directory });
     expect(valid).toMatchObject({ exitCode: 0 });
     expect(valid.stdout).toBe(
       "valid: workflow release-notes, 3 steps (maxConcurrency 1, failureStrategy failFast)\n",
@@ -268,5 +273,24 @@ describe("charter workflow validate", () => {
     expect(text.stdout.split("\n")[0]).toBe(
       `${bad}:12: steps[1].dependsOn[0]: step "draft": "gathr" names no step; did you mean gather?`,
     );
+
+    // A step's agent that does not resolve (an unknown registry id, a file that is not there) is a problem too.
+    const unresolved = join(directory, "unresolved.workflow.yaml");
+    await writeFile(
+      unresolved,
+      releaseNotes
+        .replace("agent: researcher", "agent: reseacher")
+        .replace("agent: cleaner", "agent: ./cleaner.md"),
+    );
+    const agents = await charterProcess(["workflow", "validate", unresolved, "--json"], { cwd: directory });
+    expect(agents.exitCode).toBe(4);
+    const issues = (JSON.parse(agents.stdout) as { issues: { key: string; step: string; message: string }[] })
+      .issues;
+    expect(issues.map((found) => [found.key, found.step])).toEqual([
+      ["steps[0].agent", "gather"],
+      ["steps[1].compensate.agent", "draft"],
+    ]);
+    expect(issues[0]?.message).toMatch(/^agent "reseacher" cannot be run: AGENT_NOT_FOUND: /);
+    expect(issues[1]?.message).toMatch(/^agent "\.\/cleaner\.md" cannot be run: AGENT_FILE_INVALID: /);
   });
 });

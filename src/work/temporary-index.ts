@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { copyFile, rm } from "node:fs/promises";
+import { copyFile, rm, stat, utimes } from "node:fs/promises";
 import { join } from "node:path";
 import type { WorkRepository } from "./work-repository.js";
 
@@ -17,7 +17,13 @@ export async function withTemporaryIndex<T>(
   try {
     if (fromRealIndex) {
       try {
-        await copyFile(join(repository.gitDirectory, "index"), path);
+        const realIndex = join(repository.gitDirectory, "index");
+        await copyFile(realIndex, path);
+        // The copy keeps the real index's modification time: git judges an entry whose file changed in the same
+        // second as the index was written ("racily clean") by that time, and re-reads its content. A copy stamped
+        // now would make such a change, when it keeps the file's size, look unchanged to `git add`.
+        const { atime, mtime } = await stat(realIndex);
+        await utimes(path, atime, mtime);
       } catch (error) {
         // A repository without an index yet (nothing ever added): the temporary index starts empty.
         if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;

@@ -1,4 +1,4 @@
-import { chmod, cp, mkdtemp, readFile, rm, stat, symlink, unlink, writeFile } from "node:fs/promises";
+import { chmod, cp, mkdtemp, readFile, rm, stat, symlink, unlink, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -122,5 +122,29 @@ describe("freeze and thaw", () => {
     expect(git(root, "rev-parse", "HEAD")).toBe(head.commit);
     expect(git(root, "status", "--porcelain")).toBe("");
     await rm(indexCopy);
+  });
+});
+
+describe("a change git's stat cache cannot see", () => {
+  it("freeze and thaw read the content of a file changed in the same second as the index was written", async () => {
+    const root = await gitRepository({ "a.txt": "a\n" });
+    git(root, "config", "core.trustctime", "false");
+    // The file and the index carry one time, as when a commit and an edit fall in the same second.
+    const moment = new Date(1_700_000_000_000);
+    await utimes(join(root, "a.txt"), moment, moment);
+    git(root, "add", "a.txt");
+    await utimes(join(root, ".git", "index"), moment, moment);
+    const repository = await openWorkRepository(root);
+    const before = await freezeWorkingTree(repository, "refs/charter/snapshots/racy/before", "before");
+    // The same size and time: only the content says it changed.
+    await writeFile(join(root, "a.txt"), "A\n");
+    await utimes(join(root, "a.txt"), moment, moment);
+    const after = await freezeWorkingTree(repository, "refs/charter/snapshots/racy/after", "after");
+    expect(git(root, "show", `${after}:a.txt`).trim()).toBe("A");
+    expect(stateHash(await snapshotListing(repository, after))).toBe(
+      stateHash(await workingTreeListing(repository)),
+    );
+    await thawWorkingTree(repository, before);
+    expect(await readFile(join(root, "a.txt"), "utf8")).toBe("a\n");
   });
 });

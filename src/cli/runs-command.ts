@@ -80,6 +80,14 @@ async function listOrShowRuns(
         throw new CharterError("RUN_NOT_FOUND", `no run ${runId} in ${store.location}`, {
           details: { runId },
         });
+      if (values.conversation && run.kind === "workflow") {
+        // A workflow run has no conversation of its own: its steps' runs each have theirs.
+        throw new CharterError(
+          "ARGUMENT_INVALID",
+          `run ${runId} is a workflow run: charter workflow show ${runId} shows its steps, and charter runs show <step-run-id> --conversation each step's conversation`,
+          { details: { runId, reason: "workflow_run" } },
+        );
+      }
       if (values.conversation) {
         const { conversationView } = await import("./conversation-view.js");
         const { conversationText } = await import("./conversation-text.js");

@@ -124,6 +124,31 @@ describe("charter workflow run, show and verify", () => {
     const shown = await cli(["workflow", "show", result.workflowRunId, "--json", "--store", workspace.store]);
     expect(JSON.parse(shown.stdout)).toMatchObject({ ...result, resumeCommand: null });
 
+    // A workflow run has no conversation of its own, nor a session to replay: its steps' runs do.
+    const conversation = await cli([
+      "runs",
+      "show",
+      result.workflowRunId,
+      "--conversation",
+      "--store",
+      workspace.store,
+    ]);
+    expect(conversation.exitCode).toBe(4);
+    expect(conversation.stderr).toContain(`charter workflow show ${result.workflowRunId} shows its steps`);
+    const replayed = await cli(["replay", result.workflowRunId, "--store", workspace.store]);
+    expect(replayed.exitCode).toBe(4);
+    expect(replayed.stderr).toContain(
+      `run ${result.workflowRunId} is a workflow run: replay its steps' runs`,
+    );
+    const stepReplay = await cli([
+      "replay",
+      result.steps[0]?.runId as string,
+      "--json",
+      "--store",
+      workspace.store,
+    ]);
+    expect(JSON.parse(stepReplay.stdout)).toMatchObject({ ok: true });
+
     // A workflow run is continued by charter workflow resume, not charter resume.
     const wrongResume = await cli(["resume", result.workflowRunId, "--store", workspace.store]);
     expect(wrongResume.exitCode).toBe(1);

@@ -192,19 +192,35 @@ async function runWorkflowFile(
 ): Promise<number> {
   const { runWorkflow } = await import("../workflow/run-workflow.js");
   const input = await readInput(values.input);
-  const onProgress = progressPrinter(values, streams);
   const result = await runWorkflow({
     workflowPath: file,
     input,
+    ...(values["correlation-id"] !== undefined ? { correlationId: values["correlation-id"] } : {}),
+    ...workflowRunOptions(values, streams),
+  });
+  return reportWorkflowResult(result, values, streams);
+}
+
+/** What `workflow run` and `workflow resume` pass alike: the signal, the shared flags and the progress printer. */
+function workflowRunOptions(values: FlagValues<typeof flags>, streams: CliStreams) {
+  const onProgress = progressPrinter(values, streams);
+  return {
     signal: streams.signal,
     ...(values.config !== undefined ? { configPath: values.config } : {}),
     ...(values.store !== undefined ? { store: values.store } : {}),
     ...(values["runs-dir"] !== undefined ? { runsDirectory: values["runs-dir"] } : {}),
     ...(values.tenant !== undefined ? { tenantId: values.tenant } : {}),
-    ...(values["correlation-id"] !== undefined ? { correlationId: values["correlation-id"] } : {}),
     ...(streams.binaryDirectory !== undefined ? { binaryDirectory: streams.binaryDirectory } : {}),
     ...(onProgress !== undefined ? { onProgress } : {}),
-  });
+  };
+}
+
+/** Prints a run's or resume's result (the document with --json) and answers its exit code. */
+function reportWorkflowResult(
+  result: WorkflowResult,
+  values: FlagValues<typeof flags>,
+  streams: CliStreams,
+): number {
   if (values.json) streams.stdout.write(`${JSON.stringify(result)}\n`);
   else
     printResult(
@@ -229,27 +245,11 @@ async function resumeWorkflowRun(
   streams: CliStreams,
 ): Promise<number> {
   const { resumeWorkflow } = await import("../workflow/resume-workflow.js");
-  const onProgress = progressPrinter(values, streams);
   const result = await resumeWorkflow({
     workflowRunId: runId,
-    signal: streams.signal,
-    ...(values.config !== undefined ? { configPath: values.config } : {}),
-    ...(values.store !== undefined ? { store: values.store } : {}),
-    ...(values["runs-dir"] !== undefined ? { runsDirectory: values["runs-dir"] } : {}),
-    ...(values.tenant !== undefined ? { tenantId: values.tenant } : {}),
-    ...(streams.binaryDirectory !== undefined ? { binaryDirectory: streams.binaryDirectory } : {}),
-    ...(onProgress !== undefined ? { onProgress } : {}),
+    ...workflowRunOptions(values, streams),
   });
-  if (values.json) streams.stdout.write(`${JSON.stringify(result)}\n`);
-  else
-    printResult(
-      values.tenant === undefined
-        ? result
-        : { ...result, resumeCommand: resumeCommandOf(result, values.tenant) },
-      streams,
-      true,
-    );
-  return exitCodeForWorkflow(result);
+  return reportWorkflowResult(result, values, streams);
 }
 
 async function showWorkflowRun(

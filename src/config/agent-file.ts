@@ -1,8 +1,8 @@
-import { readFile } from "node:fs/promises";
 import { basename, dirname, extname, resolve } from "node:path";
 import { type Document, isMap, isNode, isScalar, isSeq, LineCounter, parseDocument } from "yaml";
 import { CharterError } from "../foundation/charter-error.js";
 import { deepFreeze } from "../foundation/deep-freeze.js";
+import { readFileText } from "../foundation/read-file-text.js";
 import { type AgentSettings, agentFrontmatterSchema, type DelegationMode } from "./agent-settings-schema.js";
 import { describeSchemaIssues, type SchemaIssue, schemaIssues } from "./schema-issues.js";
 
@@ -37,15 +37,7 @@ const frontmatterDelimiter = "---";
 
 export async function loadAgentFile(path: string): Promise<AgentDefinition> {
   const absolutePath = resolve(path);
-  let text: string;
-  try {
-    text = await readFile(absolutePath, "utf8");
-  } catch (error) {
-    throw new CharterError("AGENT_FILE_INVALID", `Cannot read agent file ${absolutePath}`, {
-      details: { file: absolutePath, reason: (error as NodeJS.ErrnoException).code ?? "unreadable" },
-      cause: error,
-    });
-  }
+  const text = await readFileText(absolutePath, "AGENT_FILE_INVALID", "Cannot read agent file");
   return parseAgentFile(text, absolutePath);
 }
 

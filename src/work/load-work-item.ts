@@ -1,9 +1,9 @@
-import { readFile } from "node:fs/promises";
 import { dirname, extname, resolve } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { describeSchemaIssues, schemaIssues } from "../config/schema-issues.js";
 import { CharterError } from "../foundation/charter-error.js";
 import { contentHash } from "../foundation/content-hash.js";
+import { readFileText } from "../foundation/read-file-text.js";
 import { type WorkItem, workItemSchema } from "./work-item-schema.js";
 
 /** A work item read from its file: the item (defaults applied), where it came from and its content hash. */
@@ -19,15 +19,7 @@ export interface LoadedWorkItem {
 /** Reads and validates a work item file (`.yaml`, `.yml` or `.json`); WORK_ITEM_INVALID names the file and field. */
 export async function loadWorkItem(path: string): Promise<LoadedWorkItem> {
   const absolutePath = resolve(path);
-  let text: string;
-  try {
-    text = await readFile(absolutePath, "utf8");
-  } catch (error) {
-    throw new CharterError("WORK_ITEM_INVALID", `cannot read work item file ${absolutePath}`, {
-      details: { file: absolutePath, reason: (error as NodeJS.ErrnoException).code ?? "unreadable" },
-      cause: error,
-    });
-  }
+  const text = await readFileText(absolutePath, "WORK_ITEM_INVALID", "cannot read work item file");
   return parseWorkItem(text, absolutePath);
 }
 

@@ -1,9 +1,9 @@
-import { readFile } from "node:fs/promises";
 import { basename, dirname, resolve } from "node:path";
 import { type Document, isMap, isNode, isScalar, isSeq, LineCounter, parseDocument } from "yaml";
 import { formatKeyPath, schemaIssues } from "../config/schema-issues.js";
 import { CharterError } from "../foundation/charter-error.js";
 import { deepFreeze } from "../foundation/deep-freeze.js";
+import { readFileText } from "../foundation/read-file-text.js";
 import { checkWorkflowDefinition, type WorkflowIssue } from "./check-workflow-definition.js";
 import type { WorkflowDefinition } from "./workflow-definition.js";
 import { type WorkflowFile, workflowDefinitionSchema } from "./workflow-definition-schema.js";
@@ -28,15 +28,7 @@ const workflowFileName = /\.workflow\.(ya?ml|json)$/;
  */
 export async function loadWorkflowFile(path: string): Promise<LoadedWorkflow> {
   const absolutePath = resolve(path);
-  let text: string;
-  try {
-    text = await readFile(absolutePath, "utf8");
-  } catch (error) {
-    throw new CharterError("WORKFLOW_FILE_INVALID", `Cannot read workflow file ${absolutePath}`, {
-      details: { file: absolutePath, reason: (error as NodeJS.ErrnoException).code ?? "unreadable" },
-      cause: error,
-    });
-  }
+  const text = await readFileText(absolutePath, "WORKFLOW_FILE_INVALID", "Cannot read workflow file");
   return parseWorkflowFile(text, absolutePath);
 }
 

@@ -31,14 +31,26 @@ const allowedImports = {
   // Work items: atomic agent runs over a git working tree (snapshots, admission, test gate, receipts), on the
   // runner and the agent registry (a work item names its agent by registry id or file).
   work: [...core, "config", "store", "runner", "agents"],
+  // The server: HTTP API, identity and tenants, run execution (in process or through the queue), telemetry.
+  server: [...core, "config", "abilities", "store", "runner", "agents", "workflow", "work"],
   demo: [...wiring, "testing"],
-  cli: [...wiring, "agents", "work", "conformance", "demo", "testing"],
+  cli: [...wiring, "agents", "work", "server", "conformance", "demo", "testing"],
   "index.ts": [...wiring, "agents", "work", "conformance", "testing"],
 };
 
 /** Concrete implementations that only their own subfolder, the wiring layers and tests may import. */
 const concreteFolders = ["model/providers", "tools/sources", "store"];
-const concreteImporters = ["runner", "workflow", "work", "conformance", "cli", "demo", "testing", "index.ts"];
+const concreteImporters = [
+  "runner",
+  "workflow",
+  "work",
+  "server",
+  "conformance",
+  "cli",
+  "demo",
+  "testing",
+  "index.ts",
+];
 
 /** Packages that are concrete providers, transports, databases or servers: allowed only in these folders. */
 const restrictedPackages = [
@@ -49,7 +61,14 @@ const restrictedPackages = [
   { prefix: "node:http", allowedIn: ["model/providers", "tools/sources", "testing", "demo", "cli"] },
   { prefix: "kysely", allowedIn: ["store"] },
   { prefix: "better-sqlite3", allowedIn: ["store"] },
-  { prefix: "pg", allowedIn: ["store"] },
+  // Exactly `pg` (and its subpaths): `pg-boss` is the server's queue, not the store's driver.
+  { prefix: "pg", exact: true, allowedIn: ["store"] },
+  // The server's own components: HTTP, tokens, the job queue, telemetry export.
+  { prefix: "fastify", allowedIn: ["server"] },
+  { prefix: "@fastify/", allowedIn: ["server"] },
+  { prefix: "jose", allowedIn: ["server"] },
+  { prefix: "pg-boss", allowedIn: ["server"] },
+  { prefix: "@opentelemetry/", allowedIn: ["server"] },
 ];
 
 function listFiles(directory) {
@@ -92,7 +111,9 @@ for (const file of files) {
     } else {
       for (const rule of restrictedPackages) {
         if (
-          specifier.startsWith(rule.prefix) &&
+          (rule.exact === true
+            ? specifier === rule.prefix || specifier.startsWith(`${rule.prefix}/`)
+            : specifier.startsWith(rule.prefix)) &&
           !rule.allowedIn.some((folder) => fromPath.startsWith(`${folder}`))
         ) {
           problems.push(`${fromPath}: '${specifier}' may only be imported in ${rule.allowedIn.join(", ")}`);

@@ -8,6 +8,7 @@ import { replayCommand } from "./replay-command.js";
 import { resumeCommand } from "./resume-command.js";
 import { runCommand } from "./run-command.js";
 import { runsCommand } from "./runs-command.js";
+import { serveCommand } from "./serve-command.js";
 import { toolsCommand } from "./tools-command.js";
 import { verifyCommand } from "./verify-command.js";
 import { workCommand } from "./work-command.js";
@@ -27,5 +28,6 @@ export const commands: readonly CommandDeclaration[] = [
   toolsCommand,
   doctorCommand,
   conformanceCommand,
+  serveCommand,
   demoCommand,
 ];

@@ -29,6 +29,7 @@ const invalidInputCodes: ReadonlySet<ErrorCode> = new Set([
   "AGENT_DISABLED",
   "WORK_ITEM_INVALID",
   "WORK_REPOSITORY_INVALID",
+  "API_KEY_NOT_FOUND",
 ]);
 
 // Seed 000 §4: 3 is "missing/failed MCP servers"; a `tools` entry that names nothing is a missing server or tool.

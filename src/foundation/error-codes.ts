@@ -106,6 +106,19 @@ export const errorCodes = [
   "RECEIPT_INVALID",
   // Workspace tools (data in tool results): a path outside the repository, into .git, or through a symlink out.
   "WORKSPACE_PATH_REFUSED",
+  // The server (`charter serve`): a request without valid credentials (no key, an unknown, revoked or malformed API
+  // key, a JWT that does not verify); a role that may not do what it asks; a client address blocked after repeated
+  // attempts at other tenants' data; a request that fails its route's schema; a path no route serves; a run whose
+  // state does not allow the request (cancel a finished run); an Idempotency-Key reused with another body; an API
+  // key id that names no key of the tenant.
+  "AUTH_INVALID",
+  "PERMISSION_DENIED",
+  "CLIENT_BLOCKED",
+  "REQUEST_INVALID",
+  "ROUTE_NOT_FOUND",
+  "RUN_STATE_CONFLICT",
+  "IDEMPOTENCY_KEY_REUSED",
+  "API_KEY_NOT_FOUND",
 ] as const;
 
 export type ErrorCode = (typeof errorCodes)[number];

@@ -50,6 +50,10 @@ const heavy = [
   "@ai-sdk/openai-compatible",
   "@openrouter/ai-sdk-provider",
   "ollama-ai-provider-v2",
+  // The server's own: only `charter serve` (and the server commands) load them.
+  "fastify",
+  "@fastify/swagger",
+  "jose",
 ];
 
 let server: ScriptedOpenAIServer | null = null;
@@ -95,6 +99,8 @@ describe("start-up: each dependency is loaded only on the path that needs it", (
       "@ai-sdk/google",
       "@openrouter/ai-sdk-provider",
       "ollama-ai-provider-v2",
+      "fastify",
+      "jose",
     ]) {
       expect(packages, absent).not.toContain(absent);
     }

@@ -5,6 +5,7 @@ import type { TranscriptHeader } from "../transcript/transcript-entry.js";
 import type { CommitBatch, RunFinish } from "./commit-batch.js";
 import { exportStoredRun } from "./export-stored-run.js";
 import { importRunExport } from "./import-run-export.js";
+import { createRunEventAccess } from "./run-event-access.js";
 import {
   createdRunProgress,
   type RunProgress,
@@ -387,6 +388,7 @@ export function createKyselyRunStore(options: KyselyRunStoreOptions): RunStore {
       readCheckpoints: (runId) => allCheckpoints(runId),
       ...createToolCacheAccess(database, guard, environment, tenantId),
       ...createWorkReceiptAccess(database, guard, tenantId),
+      ...createRunEventAccess(database, runner, guard, tenantId, () => environment.now()),
 
       close: closeStore,
     };

@@ -1,6 +1,13 @@
 import type { AccountingEntry } from "../session/accounting-entry.js";
 import type { TranscriptEntry } from "../transcript/transcript-entry.js";
 import type { CommitBatch, CommitReceipt, RunFinish, ToolOutputInput } from "./commit-batch.js";
+import type {
+  NewRunEvent,
+  NewRunRequest,
+  RunRequestRecord,
+  StoredRunEvent,
+  UnsettledRunRequest,
+} from "./run-event-records.js";
 import type { RunExport } from "./run-export.js";
 import type { NewRun, RunOwner, RunQuery, RunRecord, RunStatus, RunSummary } from "./run-record.js";
 import type {
@@ -147,6 +154,48 @@ export interface RunStore {
   getWorkReceipt(receiptId: string): Promise<StoredWorkReceipt | null>;
   /** The store's tenant's receipts, oldest first; with `repository`, only that repository's. */
   listWorkReceipts(query?: { readonly repository?: string }): Promise<StoredWorkReceipt[]>;
+
+  /**
+   * Stores a run a server accepted, for the store's tenant: its request (JSON) and its REQUESTED event (number 1),
+   * in one transaction, before the run itself exists. A run id already stored is refused (`run_exists`).
+   */
+  createRunRequest(request: NewRunRequest): Promise<StoredRunEvent>;
+  /** The request of one of the tenant's server runs, with its lifecycle state; null otherwise. */
+  getRunRequest(runId: string): Promise<RunRequestRecord | null>;
+  /**
+   * Appends a lifecycle event to one of the tenant's server runs, numbered one after the last; refuses a run with
+   * no stored request (`run_not_running`). The request's state becomes the event's type (a TOOL_CALL leaves it).
+   */
+  appendRunEvent(event: NewRunEvent): Promise<StoredRunEvent>;
+  /**
+   * A server run's events in order, those after `afterSequence` only (a reader resuming after the last it saw),
+   * at most `limit` (default 1000). Another tenant's run has none.
+   */
+  readRunEvents(
+    runId: string,
+    options?: { readonly afterSequence?: number; readonly limit?: number },
+  ): Promise<StoredRunEvent[]>;
+  /** The tenant's server runs of one conversation, oldest first. */
+  listConversationRequests(conversationId: string): Promise<RunRequestRecord[]>;
+  /**
+   * Records that the run's cancellation was asked for (whoever executes it stops it at its next checkpoint): false
+   * when the tenant has no such unfinished run.
+   */
+  requestRunCancel(runId: string, now?: number): Promise<boolean>;
+  /**
+   * Upkeep over every tenant (it reads run ids and states, nothing of any run's content): the server runs whose
+   * lifecycle is not over, oldest first, with their run row's status and owner, so that a worker can continue those
+   * whose process is gone.
+   */
+  listUnsettledRunRequests(options?: { readonly limit?: number }): Promise<UnsettledRunRequest[]>;
+  /**
+   * Makes `owner` the owner of one of the tenant's `running` runs whose heartbeat is older than `heartbeatBefore`
+   * (its process died, or stopped saying it is alive), its heartbeat now: true for the one caller that took it.
+   */
+  takeOverRun(
+    runId: string,
+    takeOver: { readonly owner: RunOwner; readonly heartbeatBefore: number; readonly now?: number },
+  ): Promise<boolean>;
 
   /** Everything stored for a run, in the versioned export format (fixtures, backups, moving a run). */
   exportRun(runId: string): Promise<RunExport>;

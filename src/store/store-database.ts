@@ -16,6 +16,37 @@ export interface StoreDatabase {
   charter_tool_cache: ToolCacheTable;
   charter_run_segments: RunSegmentsTable;
   charter_work_receipts: WorkReceiptsTable;
+  charter_run_requests: RunRequestsTable;
+  charter_run_events: RunEventsTable;
+}
+
+/** A run a server accepted (schema 7): its request, its latest lifecycle state and its last event's number. */
+export interface RunRequestsTable {
+  run_id: string;
+  v: number;
+  tenant_id: string | null;
+  conversation_id: string | null;
+  request_json: string;
+  state: string;
+  last_sequence: number;
+  cancel_requested_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** One lifecycle event of a server's run (schema 7), numbered from 1 per run. */
+export interface RunEventsTable {
+  run_id: string;
+  sequence: number;
+  v: number;
+  tenant_id: string | null;
+  type: string;
+  request_id: string;
+  user_id: string | null;
+  correlation_id: string;
+  conversation_id: string | null;
+  created_at: number;
+  data_json: string;
 }
 
 export interface WorkReceiptsTable {

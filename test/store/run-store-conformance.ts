@@ -3,6 +3,7 @@ import { describeBoundRecordsConformance } from "./conformance-bound-records.js"
 import { describeChainConformance } from "./conformance-chain.js";
 import { describeDurabilityConformance } from "./conformance-durability.js";
 import { describeRecordsConformance } from "./conformance-records.js";
+import { describeRunEventsConformance } from "./conformance-run-events.js";
 import { describeTenantScopeConformance } from "./conformance-tenant-scope.js";
 import { describeWorkReceiptsConformance } from "./conformance-work-receipts.js";
 import type { RunStoreFactory, StoreUnderTest } from "./store-harness.js";
@@ -40,5 +41,6 @@ export function describeRunStoreConformance(backend: string, factory: RunStoreFa
     describeBoundRecordsConformance(context);
     describeTenantScopeConformance(context);
     describeWorkReceiptsConformance(context);
+    describeRunEventsConformance(context);
   });
 }

@@ -64,8 +64,15 @@ function asSchema2(file: string, runId: string): void {
         newest.tools_used_json,
         runId,
       );
-    // Schema 6 first (the work receipts table), then 5 and 4 (each added columns that schema 2 lacks, and is
-    // recorded after 0003).
+    // Schema 7 first (the server's run requests and events), then 6 (the work receipts table), then 5 and 4 (each
+    // added columns that schema 2 lacks, and is recorded after 0003).
+    database.exec("drop table charter_run_events");
+    database.exec("drop index charter_run_requests_state");
+    database.exec("drop index charter_run_requests_conversation");
+    database.exec("drop table charter_run_requests");
+    database
+      .prepare("delete from charter_schema_migrations where name = ?")
+      .run("0007_run_requests_and_events");
     database.exec("drop index charter_work_receipts_tenant_repository");
     database.exec("drop table charter_work_receipts");
     database.prepare("delete from charter_schema_migrations where name = ?").run("0006_work_receipts");

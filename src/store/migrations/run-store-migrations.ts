@@ -5,6 +5,7 @@ import { migration0003SegmentProgress } from "./migration-0003-segment-progress.
 import { migration0004TenantCacheAndRunOwner } from "./migration-0004-tenant-cache-and-run-owner.js";
 import { migration0005RunKind } from "./migration-0005-run-kind.js";
 import { migration0006WorkReceipts } from "./migration-0006-work-receipts.js";
+import { migration0007RunRequestsAndEvents } from "./migration-0007-run-requests-and-events.js";
 
 /**
  * Every migration of the run store, by name. Kysely applies them in name order and records each one it
@@ -18,6 +19,7 @@ export const runStoreMigrations: Readonly<Record<string, Migration>> = Object.fr
   "0004_tenant_cache_and_run_owner": migration0004TenantCacheAndRunOwner,
   "0005_run_kind": migration0005RunKind,
   "0006_work_receipts": migration0006WorkReceipts,
+  "0007_run_requests_and_events": migration0007RunRequestsAndEvents,
 });
 
 /** The schema version this Charter writes: the number of migrations it knows. */

@@ -25,9 +25,27 @@ export interface LoadConfigurationOptions {
   readonly etcDirectory?: string;
   /** Defaults to `process.env`. */
   readonly processEnvironment?: Readonly<Record<string, string | undefined>>;
+  /**
+   * A layer given as data rather than read from a file, above every file (a server's per-tenant settings: provider
+   * and model overrides, provider keys). Checked like a file; `label` names it wherever a file's path would be
+   * named (errors, `layers`). Its `${VAR}` placeholders are not expanded: it is data, not a file someone wrote.
+   */
+  readonly overlay?: ConfigurationOverlay;
 }
 
-export type ConfigurationLayerOrigin = "explicit" | "cwd" | "prompt" | "binary" | "home" | "system";
+export interface ConfigurationOverlay {
+  readonly label: string;
+  readonly data: Readonly<Record<string, unknown>>;
+}
+
+export type ConfigurationLayerOrigin =
+  | "overlay"
+  | "explicit"
+  | "cwd"
+  | "prompt"
+  | "binary"
+  | "home"
+  | "system";
 
 export interface ConfigurationLayer {
   readonly path: string;
@@ -72,6 +90,18 @@ export async function loadConfiguration(
   const loaded: LoadedLayer[] = [];
   const secrets = new SecretCollector();
 
+  if (options.overlay !== undefined) {
+    // A structured copy: later steps make paths absolute in place, and the caller's object stays as given.
+    const data = structuredClone(options.overlay.data) as Record<string, unknown>;
+    const checked = configurationLayerSchema.safeParse(data);
+    if (!checked.success)
+      throw configurationInvalid(
+        options.overlay.label,
+        schemaIssues(checked.error, [], configurationLayerSchema),
+      );
+    layers.push({ path: options.overlay.label, present: true, origin: "overlay", envFile: null });
+    loaded.push({ path: options.overlay.label, data });
+  }
   for (const candidate of candidates) {
     const text = await readLayer(candidate.path, candidate.origin === "explicit");
     if (text === null) {

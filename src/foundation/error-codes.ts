@@ -72,6 +72,8 @@ export const errorCodes = [
   // A REST tool's server redirected a request carrying configured headers or a body to another origin.
   "TOOL_REDIRECT_REFUSED",
   "TOOL_NOT_ALLOWED",
+  // The run's role may not call a tool of this class (a server's roles: read_only, idempotent, write, delete).
+  "TOOL_PERMISSION_DENIED",
   "TOOL_TIMEOUT",
   "TOOL_EXECUTION_FAILED",
   "TOOL_CALL_DROPPED",

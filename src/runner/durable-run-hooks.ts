@@ -15,6 +15,7 @@ import type { StoreTranscriptWriter } from "../store/store-transcript-writer.js"
 import { toolRequestHash } from "../store/tool-request-hash.js";
 import type { ToolExecutionResult } from "../tools/tool-execution-result.js";
 import { idempotencyClassOf, type ToolCallGuardOptions } from "./guard-tool-calls.js";
+import type { ToolPermissionClass } from "./tool-permissions.js";
 
 /** How a stored run is invoked again on resume: the agent file, configuration and overrides it ran with. */
 export interface RunInvocation {
@@ -28,6 +29,19 @@ export interface RunInvocation {
    * same recorded selection, whatever the registry holds by then. Absent otherwise (and in runs recorded before).
    */
   readonly agent_selection?: AgentSelectionRecord;
+  /**
+   * What the run may do with tools, when it was started with limits (a server run: its caller's role). A resume
+   * applies them again, whoever resumes the run. Absent: no limits (and in runs recorded before).
+   */
+  readonly tool_permissions?: {
+    readonly allowed_classes: readonly ToolPermissionClass[];
+    readonly pre_approved_tools_allowed: boolean;
+  };
+  /**
+   * How many messages of an earlier conversation precede the prompt (a server's `conversationId`): the prompt a
+   * resume chooses abilities by is the user message after them. Absent: none.
+   */
+  readonly history_messages?: number;
 }
 
 /**

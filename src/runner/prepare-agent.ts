@@ -97,6 +97,12 @@ export interface AgentDefinition {
 /** What differs between runs. */
 export interface AgentRunOptions {
   readonly prompt: string;
+  /**
+   * Earlier messages of the conversation this run continues (a server's `conversationId`): user and assistant texts,
+   * oldest first, put between the system prompt and the prompt (redacted as the prompt is), so that they are part of
+   * what the run's PRECHECK entry records and every request sends.
+   */
+  readonly history?: readonly ConversationHistoryMessage[];
   readonly runId?: string;
   /** Where the transcript goes; without one only the chain head is computed. */
   readonly transcriptWriter?: TranscriptWriter;
@@ -302,7 +308,13 @@ export function prepareAgent(definition: AgentDefinition): PreparedAgent {
       transcript.writeContract(contract);
       const onTransition = options.onTransition;
       // The contract's system prompt: the agent's own, with the run's abilities prepended.
-      const conversation: AgentMessage[] = [systemMessage(contract.system_prompt), userMessage(prompt)];
+      const conversation: AgentMessage[] = [
+        systemMessage(contract.system_prompt),
+        ...(options.history ?? []).map((message) =>
+          historyMessage(message.role, redactor.redactString(message.content)),
+        ),
+        userMessage(prompt),
+      ];
       const { result: sessionResult, state } = await runSession(
         {
           contract,
@@ -372,6 +384,16 @@ export function prepareAgent(definition: AgentDefinition): PreparedAgent {
       };
     },
   };
+}
+
+/** One earlier message of a conversation a run continues. */
+export interface ConversationHistoryMessage {
+  readonly role: "user" | "assistant";
+  readonly content: string;
+}
+
+function historyMessage(role: "user" | "assistant", content: string): AgentMessage {
+  return role === "user" ? userMessage(content) : { content, role: "assistant", tool_calls: [] };
 }
 
 /** Tool results with registered secrets redacted before the session (and everything after it) sees them. */

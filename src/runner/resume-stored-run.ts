@@ -12,6 +12,7 @@ import { assertRunUntampered } from "./assert-run-untampered.js";
 import type { RunInvocation } from "./durable-run-hooks.js";
 import { loadSessionCheckpoint } from "./load-session-checkpoint.js";
 import { parseElicitationAnswers } from "./parse-elicitation-answers.js";
+import type { ConversationHistoryMessage } from "./prepare-agent.js";
 import { readPendingApprovals } from "./read-pending-approvals.js";
 import { type ResumedToolCalls, resumedToolCalls } from "./resumed-tool-calls.js";
 import { type RunAgentOptions, runAgentFile } from "./run-agent.js";
@@ -20,7 +21,15 @@ import { selectRunStore } from "./select-run-store.js";
 export interface ResumeStoredRunOptions
   extends Pick<
     RunAgentOptions,
-    "onTransition" | "onSecretRedactor" | "traceModelHttp" | "traceMcp" | "onWarning" | "agentCatalog"
+    | "onTransition"
+    | "onSecretRedactor"
+    | "traceModelHttp"
+    | "traceMcp"
+    | "onWarning"
+    | "agentCatalog"
+    | "configurationOverlay"
+    | "runStore"
+    | "onRouted"
   > {
   readonly runId: string;
   /** `--approve <call-id>`: pending destructive calls to run (each call the run waits on, in its turn, once). */
@@ -71,21 +80,32 @@ const resumable = ["running", "interrupted", "awaiting_approval"] as const;
 export async function resumeStoredRun(options: ResumeStoredRunOptions): Promise<AIAgentResult> {
   const environment = options.environment ?? systemEnvironment;
   // The continuation is stored where the run was found, whatever the run's own configuration says now.
-  const location = await selectRunStore({
-    store: options.store,
-    ...(options.configPath !== undefined ? { configPath: options.configPath } : {}),
-    ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
-    ...(options.homeDirectory !== undefined ? { homeDirectory: options.homeDirectory } : {}),
-    ...(options.etcDirectory !== undefined ? { etcDirectory: options.etcDirectory } : {}),
-    ...(options.processEnvironment !== undefined ? { processEnvironment: options.processEnvironment } : {}),
-    ...(options.binaryDirectory !== undefined ? { binaryDirectory: options.binaryDirectory } : {}),
-  });
-  const store = await openRunStore({ ...location, environment, tenantId: options.tenantId ?? null });
+  const location =
+    options.runStore !== undefined
+      ? null
+      : await selectRunStore({
+          store: options.store,
+          ...(options.configPath !== undefined ? { configPath: options.configPath } : {}),
+          ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
+          ...(options.homeDirectory !== undefined ? { homeDirectory: options.homeDirectory } : {}),
+          ...(options.etcDirectory !== undefined ? { etcDirectory: options.etcDirectory } : {}),
+          ...(options.processEnvironment !== undefined
+            ? { processEnvironment: options.processEnvironment }
+            : {}),
+          ...(options.binaryDirectory !== undefined ? { binaryDirectory: options.binaryDirectory } : {}),
+        });
+  // A given store's tenant view is left open (closing a view does nothing); one opened here is closed below.
+  const store =
+    options.runStore !== undefined
+      ? options.runStore.forTenant(options.tenantId ?? null)
+      : await openRunStore({ ...(location ?? {}), environment, tenantId: options.tenantId ?? null });
   let answers = new Map<string, McpElicitationAnswer>();
   let prepared: {
     invocation: RunInvocation;
     /** The task the run was started with, as recorded (redacted): abilities are chosen for it again. */
     prompt: string;
+    /** The earlier conversation the run continued (a server's conversation), as its checkpoint holds it. */
+    history: ConversationHistoryMessage[];
     checkpoint: SessionCheckpoint;
     transcriptCreatedAt: string;
     continueFrom: { entryCount: number; headHash: string };
@@ -153,7 +173,14 @@ export async function resumeStoredRun(options: ResumeStoredRunOptions): Promise<
     // servers, contract hash) has passed: a refused resume leaves it as it was, waiting for its approval.
     prepared = {
       invocation: document.invocation,
-      prompt: document.state.conversation.find((message) => message.role === "user")?.content ?? "",
+      // The prompt follows the system message and the earlier conversation the run continued, if any.
+      prompt: document.state.conversation[1 + (document.invocation.history_messages ?? 0)]?.content ?? "",
+      history: document.state.conversation
+        .slice(1, 1 + (document.invocation.history_messages ?? 0))
+        .map((message) => ({
+          role: message.role === "user" ? "user" : "assistant",
+          content: message.content,
+        })),
       checkpoint: document,
       transcriptCreatedAt: run.header.created_at,
       continueFrom: { entryCount: run.entryCount, headHash: run.headHash },
@@ -175,7 +202,9 @@ export async function resumeStoredRun(options: ResumeStoredRunOptions): Promise<
       cwd: prepared.invocation.cwd,
       set: prepared.invocation.set,
       ...(prepared.invocation.config_path !== null ? { configPath: prepared.invocation.config_path } : {}),
-      store: location.url,
+      ...(location !== null ? { store: location.url } : {}),
+      ...(options.runStore !== undefined ? { runStore: options.runStore } : {}),
+      ...(options.onRouted !== undefined ? { onRouted: options.onRouted } : {}),
       // The run goes on for whom it was started (the tenant it was found for): its tenant's store and cache, its
       // correlation id on every request.
       ...(prepared.tenantId !== null ? { tenantId: prepared.tenantId } : {}),
@@ -193,6 +222,20 @@ export async function resumeStoredRun(options: ResumeStoredRunOptions): Promise<
       ...(options.traceMcp !== undefined ? { traceMcp: options.traceMcp } : {}),
       ...(options.onWarning !== undefined ? { onWarning: options.onWarning } : {}),
       ...(options.agentCatalog !== undefined ? { agentCatalog: options.agentCatalog } : {}),
+      ...(options.configurationOverlay !== undefined
+        ? { configurationOverlay: options.configurationOverlay }
+        : {}),
+      // The run goes on under the tool permissions it started with, whoever resumes it.
+      ...(prepared.invocation.tool_permissions !== undefined
+        ? {
+            toolPermissions: {
+              allowedClasses: prepared.invocation.tool_permissions.allowed_classes,
+              preApprovedToolsAllowed: prepared.invocation.tool_permissions.pre_approved_tools_allowed,
+            },
+          }
+        : {}),
+      // Recorded again with the continued run's checkpoints, so that a later resume still finds the prompt.
+      ...(prepared.history.length > 0 ? { history: prepared.history } : {}),
     },
     {
       runId: options.runId,

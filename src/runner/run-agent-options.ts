@@ -1,3 +1,4 @@
+import type { ConfigurationOverlay } from "../config/load-configuration.js";
 import type { AgentSelectionRecord } from "../contract/agent-selection-record.js";
 import type { ContractSchemaVersion, ExecutionContract } from "../contract/execution-contract.js";
 import type { RuntimeEnvironment } from "../foundation/environment.js";
@@ -7,10 +8,13 @@ import type { SessionCheckpoint } from "../session/session-checkpoint.js";
 import type { SessionState } from "../session/session-state.js";
 import type { TransitionOutput } from "../session/transition-output.js";
 import type { RunStatus } from "../store/run-record.js";
+import type { RunStore } from "../store/run-store.js";
 import type { McpElicitationAnswer } from "../tools/sources/mcp-client-features.js";
 import type { RegisteredTool } from "../tools/tool-definition.js";
 import type { AgentCatalog } from "./agent-catalog.js";
 import type { CompletedToolCall, ToolCallDecision, TurnCall } from "./guard-tool-calls.js";
+import type { ConversationHistoryMessage } from "./prepare-agent.js";
+import type { RunToolPermissions } from "./tool-permissions.js";
 
 // What runAgent and runAgentFile take, and what a resume asks of a run: types only, apart from the runner itself.
 export interface RunAgentOptions {
@@ -20,6 +24,11 @@ export interface RunAgentOptions {
    * selects for the prompt (the selection is recorded in the contract's decisions).
    */
   readonly agentPath: string;
+  /**
+   * Told where the top-level run goes once it is known, before its session starts: the agent, its model targets in
+   * the order they are tried, and its contract (a server's ROUTED lifecycle event).
+   */
+  readonly onRouted?: (routing: RunRouting) => void;
   /** Told which agent `auto` selected and why, before the run starts. */
   readonly onAgentSelection?: (selection: AgentSelectionRecord) => void;
   /**
@@ -29,6 +38,22 @@ export interface RunAgentOptions {
   readonly agentCatalog?: AgentCatalog;
   /** The user's task. */
   readonly prompt: string;
+  /**
+   * Earlier messages of the conversation the run continues (a server's `conversationId`), oldest first: they are
+   * put between the system prompt and the prompt, recorded in the run's PRECHECK entry and sent with every request.
+   * Their number is recorded with the run's invocation, so a resume finds the prompt after them.
+   */
+  readonly history?: readonly ConversationHistoryMessage[];
+  /**
+   * What the run may do with tools (a server run: its caller's role): the tool classes it may call, and whether the
+   * configuration's `approvedTools` count. Recorded with the run's invocation: a resume applies them again.
+   */
+  readonly toolPermissions?: RunToolPermissions;
+  /**
+   * A configuration layer given as data, above every file (a server's per-tenant provider and model overrides).
+   * Not recorded with the run (it may hold provider keys): a resume must be given it again to rebuild the contract.
+   */
+  readonly configurationOverlay?: ConfigurationOverlay;
   /**
    * The run's id, when the caller must know it before the run starts (a work item names its snapshots and receipt
    * folder by it, a workflow records it before the step's run starts); default a new id from the environment.
@@ -51,6 +76,11 @@ export interface RunAgentOptions {
    * `store`, then `CHARTER_DATABASE_URL`, then `~/.charter/charter.db`.
    */
   readonly store?: string;
+  /**
+   * An open run store to use instead of opening one (a server that runs many runs over one connection pool): the
+   * run uses its view for `tenantId` and leaves it open. Wins over `store`.
+   */
+  readonly runStore?: RunStore;
   /**
    * Who the run is for (a server's tenant): stored on the run row (and on its sub-agents' rows). The run's store is
    * opened for this tenant (absent: the default tenant), so that every query the run makes is scoped by it.
@@ -86,6 +116,18 @@ export interface RunAgentOptions {
   readonly traceModelHttp?: (text: string) => void;
   /** `--trace-mcp`: each JSON-RPC message to and from an MCP server, as redacted text (sub-agents' included). */
   readonly traceMcp?: (text: string) => void;
+}
+
+/** Where a run goes: its agent, the model targets it tries (in order) and its contract. */
+export interface RunRouting {
+  readonly runId: string;
+  readonly agentId: string;
+  readonly targets: readonly { readonly provider: string; readonly model: string }[];
+  readonly contractHash: string;
+  /** How a selector chose the agent (`auto`); null when it was named. */
+  readonly selection: AgentSelectionRecord | null;
+  /** True when the run continues a stored run (resume) rather than starting. */
+  readonly resumed: boolean;
 }
 
 /** What `charter resume` asks of the top-level run. */

@@ -38,6 +38,7 @@ import {
 } from "./agent-catalog.js";
 import { checkCorrelationId } from "./check-correlation-id.js";
 import { configureToolIdempotency } from "./configure-tool-idempotency.js";
+import { withCorrelationHeader } from "./correlation-fetch.js";
 import { createExtractionRunner } from "./create-extraction-runner.js";
 import { createSamplingRunner } from "./create-sampling-runner.js";
 import { createDelegateTool } from "./delegate-tool.js";
@@ -55,9 +56,10 @@ import { startToolSources } from "./start-tool-sources.js";
 import { storePreflightFailure } from "./store-preflight-failure.js";
 import { createStoreToolResultCache, toolCacheTtl } from "./store-tool-result-cache.js";
 import { createSubAgentTool } from "./sub-agent-tool.js";
+import { restrictToolClasses } from "./tool-permissions.js";
 import { createTracingFetch } from "./tracing-fetch.js";
 
-export type { ResumeRequest, RunAgentOptions } from "./run-agent-options.js";
+export type { ResumeRequest, RunAgentOptions, RunRouting } from "./run-agent-options.js";
 
 interface RunContext {
   readonly options: RunAgentOptions;
@@ -106,6 +108,7 @@ export async function runAgentFile(
       ...(options.etcDirectory !== undefined ? { etcDirectory: options.etcDirectory } : {}),
       ...(options.binaryDirectory !== undefined ? { binaryDirectory: options.binaryDirectory } : {}),
       ...(options.processEnvironment !== undefined ? { processEnvironment: options.processEnvironment } : {}),
+      ...(options.configurationOverlay !== undefined ? { overlay: options.configurationOverlay } : {}),
     };
     const { agent, loaded, selection } = await loadTopLevelAgent(
       options,
@@ -117,19 +120,22 @@ export async function runAgentFile(
     const agentPath = agent.builtIn ? agent.id : agent.path;
     for (const secret of loaded.secrets) redactor.addSecret(secret.value, secret.label);
     options.onSecretRedactor?.(redactor);
-    store = await openRunStore({
-      // Every query of the run (and of its sub-agents) is scoped by its tenant.
-      tenantId: options.tenantId ?? null,
-      ...(await selectRunStore({
-        store: options.store,
-        configured: loaded.configuration.store,
-        homeDirectory: home,
-        ...(options.processEnvironment !== undefined
-          ? { processEnvironment: options.processEnvironment }
-          : {}),
-      })),
-      environment,
-    });
+    // Every query of the run (and of its sub-agents) is scoped by its tenant. A view of a given store is left open.
+    store =
+      options.runStore !== undefined
+        ? options.runStore.forTenant(options.tenantId ?? null)
+        : await openRunStore({
+            tenantId: options.tenantId ?? null,
+            ...(await selectRunStore({
+              store: options.store,
+              configured: loaded.configuration.store,
+              homeDirectory: home,
+              ...(options.processEnvironment !== undefined
+                ? { processEnvironment: options.processEnvironment }
+                : {}),
+            })),
+            environment,
+          });
     const context: RunContext = {
       options,
       catalog: options.agentCatalog ?? null,
@@ -146,6 +152,17 @@ export async function runAgentFile(
         cwd,
         set: options.set ?? [],
         ...(selection !== null ? { agent_selection: selection } : {}),
+        ...(options.toolPermissions !== undefined
+          ? {
+              tool_permissions: {
+                allowed_classes: options.toolPermissions.allowedClasses,
+                pre_approved_tools_allowed: options.toolPermissions.preApprovedToolsAllowed,
+              },
+            }
+          : {}),
+        ...(options.history !== undefined && options.history.length > 0
+          ? { history_messages: options.history.length }
+          : {}),
       },
       resume,
       abilityLibrary: once(() =>
@@ -205,16 +222,17 @@ async function runLoadedAgent(
     targets = resolveModelTargets(selectModelReferences(overrides, agent.settings, defaults), configuration);
     const toolReferences = overrides.tools ?? agent.settings.tools ?? defaults.tools ?? [];
     const traceModelHttp = context.options.traceModelHttp;
-    const models = targets.map((target) =>
-      createModelClient(target, {
-        environment,
-        ...(traceModelHttp === undefined
-          ? {}
-          : { fetch: createTracingFetch(`${target.provider}/${target.model}`, traceModelHttp, redactor) }),
-      }),
-    );
-    const traceMcp = context.options.traceMcp;
     const correlationId = context.options.correlationId;
+    const models = targets.map((target) => {
+      const traced =
+        traceModelHttp === undefined
+          ? undefined
+          : createTracingFetch(`${target.provider}/${target.model}`, traceModelHttp, redactor);
+      // The correlation id goes to the model endpoints too (outside the trace, so that the trace shows it).
+      const fetch = correlationId === undefined ? traced : withCorrelationHeader(correlationId, traced);
+      return createModelClient(target, { environment, ...(fetch === undefined ? {} : { fetch }) });
+    });
+    const traceMcp = context.options.traceMcp;
     const started = await startToolSources(toolReferences, configuration, {
       cwd: context.cwd,
       environment,
@@ -403,6 +421,16 @@ async function runLoadedAgent(
         },
       );
     }
+    if (topLevel) {
+      context.options.onRouted?.({
+        runId,
+        agentId: agent.id,
+        targets: targets.map((target) => ({ provider: target.provider, model: target.model })),
+        contractHash: runContract.contract_hash,
+        selection,
+        resumed: resume !== null,
+      });
+    }
     // Reopened only now, once the agent, configuration, tool servers and contract hash have all passed: a resume
     // refused before its session starts leaves the run as it was (awaiting its approval, say).
     if (resume !== null) await reopenForResume(context.store, runId, resume);
@@ -430,11 +458,15 @@ async function runLoadedAgent(
         ? { resumedFrom: resume.checkpoint, storedResults: resume.completed.map((call) => call.result) }
         : {}),
     });
+    const permissions = context.options.toolPermissions;
     const guard = {
       manifest: prepared.contract.tool_manifest,
       destructiveTools: idempotencySettings.destructiveTools,
+      // A run whose permissions exclude pre-approvals waits for a human's decision on every destructive call.
       preApprovedTools:
-        overrides.approvedTools ?? agent.settings.approvedTools ?? defaults.approvedTools ?? [],
+        permissions !== undefined && !permissions.preApprovedToolsAllowed
+          ? []
+          : (overrides.approvedTools ?? agent.settings.approvedTools ?? defaults.approvedTools ?? []),
       ...(resume !== null
         ? {
             decisions: resume.decisions,
@@ -452,8 +484,10 @@ async function runLoadedAgent(
       environment.heartbeatIntervalMilliseconds ?? defaultHeartbeatIntervalMilliseconds,
     );
     heartbeat.unref();
+    const history = topLevel && resume === null ? (context.options.history ?? []) : [];
     const { result } = await prepared.run({
       prompt,
+      ...(history.length > 0 ? { history } : {}),
       runId,
       // A resumed run continues in the store only: its run directory holds the run as first written.
       transcriptWriter:
@@ -468,7 +502,17 @@ async function runLoadedAgent(
         bound_records: 1,
       },
       // The durable layer outside the guard: the guard's own answers are stored like any result.
-      wrapToolExecutor: (executor) => durable.wrapToolExecutor(guardToolCalls(executor, guard)),
+      // A call the run's permissions exclude is refused before it could ask for an approval.
+      wrapToolExecutor: (executor) =>
+        durable.wrapToolExecutor(
+          permissions === undefined
+            ? guardToolCalls(executor, guard)
+            : restrictToolClasses(guardToolCalls(executor, guard), {
+                manifest: guard.manifest,
+                destructiveTools: guard.destructiveTools,
+                allowedClasses: permissions.allowedClasses,
+              }),
+        ),
       beforeClose: durable.finish,
       ...(resume !== null
         ? {

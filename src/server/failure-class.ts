@@ -24,6 +24,7 @@ const classByCode: Partial<Record<ErrorCode, FailureClass>> = {
   MODEL_AUTHENTICATION_FAILED: "provider_error",
   PERMISSION_DENIED: "permission_error",
   TOOL_NOT_ALLOWED: "permission_error",
+  TOOL_PERMISSION_DENIED: "permission_error",
   TOOL_CALL_DENIED: "permission_error",
   CLIENT_BLOCKED: "tenant_scope_violation",
   MODEL_RATE_LIMITED: "rate_limit_exceeded",

@@ -38,6 +38,8 @@ export interface KyselyRunStoreOptions {
   readonly backend: RunStoreBackend;
   readonly location: string;
   readonly schemaVersion: number;
+  /** The PostgreSQL schema of the tables; null for SQLite. */
+  readonly postgresSchema?: string | null;
   readonly environment: RuntimeEnvironment;
   /** The tenant whose runs the store reads and writes (null, the default: the runs stored without a tenant). */
   readonly tenantId?: string | null;
@@ -139,6 +141,7 @@ export function createKyselyRunStore(options: KyselyRunStoreOptions): RunStore {
       backend: options.backend,
       location: options.location,
       schemaVersion: options.schemaVersion,
+      postgresSchema: options.postgresSchema ?? null,
       tenantId,
       forTenant: (other) => scopedStore(other, async () => {}),
 

@@ -57,6 +57,7 @@ export async function openRunStore(options: OpenRunStoreOptions): Promise<RunSto
       backend: location.backend,
       location: description,
       schemaVersion,
+      postgresSchema: schema ?? null,
       environment: options.environment,
       tenantId: options.tenantId ?? null,
     });

@@ -159,6 +159,8 @@ export function createRunEventAccess(
             }))
             .where("run_id", "=", event.runId)
             .where("tenant_id", tenantFilter, tenantId)
+            // Nothing follows COMPLETED or FAILED: a late writer (a run cancelled while it started) is refused.
+            .where("state", "not in", settledRunEventTypes)
             .returning(["last_sequence"])
             .compile())[0] as { last_sequence: number } | undefined;
           if (numbered === undefined) return null;
@@ -167,9 +169,13 @@ export function createRunEventAccess(
           return row;
         });
         if (stored === null) {
-          throw storeError("run_not_running", `run ${event.runId} has no stored request: no event appended`, {
-            runId: event.runId,
-          });
+          throw storeError(
+            "run_not_running",
+            `run ${event.runId} has no stored request, or its lifecycle is over: no event appended`,
+            {
+              runId: event.runId,
+            },
+          );
         }
         return eventFromRow(stored);
       }),

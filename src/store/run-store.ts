@@ -47,6 +47,8 @@ export interface RunStore {
   readonly backend: RunStoreBackend;
   /** The database file, or the connection URL without its password. */
   readonly location: string;
+  /** The PostgreSQL schema the store's tables live in (what a server's job queue is named after); null for SQLite. */
+  readonly postgresSchema: string | null;
   /** The schema version of the database (the number of migrations applied). */
   readonly schemaVersion: number;
   /** The tenant whose runs this store reads and writes; null for the default tenant. */
@@ -164,7 +166,8 @@ export interface RunStore {
   getRunRequest(runId: string): Promise<RunRequestRecord | null>;
   /**
    * Appends a lifecycle event to one of the tenant's server runs, numbered one after the last; refuses a run with
-   * no stored request (`run_not_running`). The request's state becomes the event's type (a TOOL_CALL leaves it).
+   * no stored request, or whose lifecycle is over (COMPLETED or FAILED stored: `run_not_running`). The request's
+   * state becomes the event's type (a TOOL_CALL leaves it).
    */
   appendRunEvent(event: NewRunEvent): Promise<StoredRunEvent>;
   /**

@@ -56,6 +56,11 @@ export function describeRunEventsConformance({ current }: ConformanceContext): v
         .catch((error: unknown) => error);
       expect(CharterError.isInstance(refused) && refused.details.reason).toBe("run_not_running");
       expect((await acme.readRunEvents("run_a")).length).toBe(6);
+      // Nothing follows the end of a lifecycle, even for its own tenant.
+      const late = await acme
+        .appendRunEvent({ ...identity("run_a", "conv_1"), type: "FAILED", data: {} })
+        .catch((error: unknown) => error);
+      expect(CharterError.isInstance(late) && late.details.reason).toBe("run_not_running");
       // A run id is accepted once, whoever asks.
       const again = await store
         .forTenant("globex")

@@ -1,0 +1,43 @@
+import type { ConfigurationOverlay } from "../../config/load-configuration.js";
+import type { RuntimeEnvironment } from "../../foundation/environment.js";
+import type { SecretRedactor } from "../../foundation/secret-redactor.js";
+import type { AgentCatalog } from "../../runner/agent-catalog.js";
+import type { ToolPermissionClass } from "../../runner/tool-permissions.js";
+import type { RunStore } from "../../store/run-store.js";
+import type { RunEventHub } from "./run-event-hub.js";
+import type { ServerRole } from "./run-request.js";
+
+/**
+ * A tenant's provider and model overrides (and provider keys), as a configuration layer above the server's own;
+ * null when the tenant has none. Called for every run and every continuation of one (the overlay is never stored).
+ */
+export type TenantConfigurationResolver = (tenantId: string) => Promise<ConfigurationOverlay | null>;
+
+/** What executing a server's runs needs beside the request: where runs live and what they run under. */
+export interface RunExecutionContext {
+  /** The server's run store (any tenant's view): each run uses `store.forTenant(request.tenantId)`. */
+  readonly store: RunStore;
+  /** Resolves agent ids and `auto` (the project's agent registry). */
+  readonly agentCatalog: AgentCatalog;
+  readonly environment: RuntimeEnvironment;
+  /** The server's working directory, where configuration layers and `./agents` are found. */
+  readonly cwd: string;
+  /** `--config FILE`: the server's configuration file over the usual layers. */
+  readonly configPath?: string;
+  readonly homeDirectory?: string;
+  readonly etcDirectory?: string;
+  readonly processEnvironment?: Readonly<Record<string, string | undefined>>;
+  /** Where run directories go; default `~/.charter/runs`. */
+  readonly runsDirectory?: string;
+  /** Per-tenant configuration overrides; default none. */
+  readonly tenantConfiguration?: TenantConfigurationResolver;
+  /** The tool classes each role's runs may call; default `defaultRoleToolClasses`. */
+  readonly roleToolClasses?: (role: ServerRole) => readonly ToolPermissionClass[];
+  /** Told of every lifecycle event once it is stored (live event streams in this process). */
+  readonly events?: RunEventHub;
+  /**
+   * The server configuration's secrets, applied to what is stored before a run's own redactor exists (the request
+   * as accepted). Each run's events pass the run's redactor as well.
+   */
+  readonly redactor?: SecretRedactor;
+}

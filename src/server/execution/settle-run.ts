@@ -1,0 +1,69 @@
+import type { ErrorCode } from "../../foundation/error-codes.js";
+import type { RunEventType, RunRequestRecord } from "../../store/run-event-records.js";
+import { settledRunEventTypes } from "../../store/run-event-records.js";
+import type { RunStore } from "../../store/run-store.js";
+import { failureClassOf } from "../failure-class.js";
+import type { RunExecutionContext } from "./run-execution-context.js";
+import type { RunRequest } from "./run-request.js";
+
+async function appendEvent(
+  store: RunStore,
+  record: RunRequestRecord,
+  context: Pick<RunExecutionContext, "events">,
+  type: RunEventType,
+  data: Readonly<Record<string, unknown>>,
+): Promise<void> {
+  const request = record.request as RunRequest;
+  const stored = await store.appendRunEvent({
+    runId: request.runId,
+    requestId: request.requestId,
+    userId: request.userId,
+    correlationId: request.correlationId,
+    conversationId: request.conversationId,
+    type,
+    data,
+  });
+  context.events?.publish(stored);
+}
+
+/**
+ * Ends the lifecycle of a cancelled run that no process executes (queued, waiting for an approval, or stopped by a
+ * drain): FAILED with `cancelled: true`. Its run row, if any, is left as it stopped: the run is not continued.
+ */
+export async function recordCancelledRun(
+  store: RunStore,
+  record: RunRequestRecord,
+  context: Pick<RunExecutionContext, "events">,
+): Promise<void> {
+  if (settledRunEventTypes.includes(record.state)) return;
+  await appendEvent(store, record, context, "FAILED", {
+    cancelled: true,
+    error: { code: "INTERRUPTED", class: null, message: "the run was cancelled" },
+  });
+}
+
+/**
+ * Records the end of a run whose process stored the run's end but died before its last lifecycle event: COMPLETED or
+ * FAILED from the stored run (outcome, error, tokens), marked `recovered` (the per-call telemetry died with it).
+ */
+export async function recordStoppedRunEnd(
+  store: RunStore,
+  record: RunRequestRecord,
+  context: Pick<RunExecutionContext, "events">,
+): Promise<void> {
+  const run = await store.getRun(record.runId);
+  if (run === null || settledRunEventTypes.includes(record.state)) return;
+  const completed = run.status === "completed";
+  const code = run.errorCode as ErrorCode | null;
+  await appendEvent(store, record, context, completed ? "COMPLETED" : "FAILED", {
+    outcome: run.outcome,
+    recovered: true,
+    token_usage: {
+      prompt_tokens: run.totals.tokensIn,
+      completion_tokens: run.totals.tokensOut,
+      total_tokens: run.totals.tokensIn + run.totals.tokensOut,
+    },
+    final_state: completed ? "success" : "error",
+    error: code === null ? null : { code, class: failureClassOf(code), message: null },
+  });
+}

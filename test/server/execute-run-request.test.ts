@@ -1,0 +1,332 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { deterministicEnvironment } from "../../src/foundation/environment.js";
+import { acceptRunRequest } from "../../src/server/execution/accept-run-request.js";
+import { continueRunRequest, executeRunRequest } from "../../src/server/execution/execute-run-request.js";
+import { createRunEventHub } from "../../src/server/execution/run-event-hub.js";
+import type { StoredRunEvent } from "../../src/store/run-event-records.js";
+import {
+  executionContext,
+  postgresTestStore,
+  postgresTestUrl,
+  reportStep,
+  runRequest,
+  type ServerWorkspace,
+  serverWorkspace,
+  sqliteTestStore,
+  type TestStore,
+  toolAnswers,
+  wireMessages,
+} from "./execution-harness.js";
+
+let workspace: ServerWorkspace | null = null;
+let testStore: TestStore | null = null;
+
+afterEach(async () => {
+  await testStore?.dispose();
+  testStore = null;
+  await workspace?.close();
+  workspace = null;
+});
+
+/** Reads one tool, then reports what it read. */
+async function readThenReport(): Promise<ServerWorkspace> {
+  workspace = await serverWorkspace({
+    respond: (request) =>
+      toolAnswers(request) === 0
+        ? {
+            kind: "tool_calls",
+            calls: [{ id: "call_read", name: "rest__read", arguments: { key: "alpha" } }],
+          }
+        : reportStep("alpha is fine"),
+  });
+  return workspace;
+}
+
+function types(events: readonly StoredRunEvent[]): string[] {
+  return events.map((event) => event.type);
+}
+
+async function lifecycleOfASuccessfulRun(open: (directory: string) => Promise<TestStore>) {
+  const space = await readThenReport();
+  testStore = await open(space.directory);
+  const hub = createRunEventHub();
+  const context = executionContext(space, testStore.store, { events: hub });
+  const request = runRequest({ conversationId: "conv-1" });
+  const heard: number[] = [];
+  const stop = hub.subscribe("acme", request.runId, (event) => heard.push(event.sequence));
+  await acceptRunRequest(request, context);
+  const outcome = await executeRunRequest(request, context);
+  stop();
+  expect(outcome.status).toBe("completed");
+  const events = await testStore.store.forTenant("acme").readRunEvents(request.runId);
+  expect(types(events)).toEqual(["REQUESTED", "ROUTED", "EXECUTING", "TOOL_CALL", "COMPLETED"]);
+  expect(events.map((event) => event.sequence)).toEqual([1, 2, 3, 4, 5]);
+  expect(heard).toEqual([1, 2, 3, 4, 5]);
+  for (const event of events) {
+    expect(event).toMatchObject({
+      runId: request.runId,
+      requestId: request.requestId,
+      tenantId: "acme",
+      userId: "ann",
+      correlationId: request.correlationId,
+      conversationId: "conv-1",
+    });
+  }
+  expect(events[1]?.data).toMatchObject({ agent: "helper", provider: "local", model: "m", intent: null });
+  expect(events[3]?.data).toMatchObject({
+    tool: "rest__read",
+    call_id: "call_read",
+    args: { key: "alpha" },
+    status: "ok",
+    error_code: null,
+  });
+  const completed = events[4]?.data ?? {};
+  expect(completed).toMatchObject({
+    outcome: "COMPLETED_WITH_TOOLS",
+    intent: { intent: "helper", source: "named", confidence: 1 },
+    provider: "local",
+    model: "m",
+    retry_count: 0,
+    final_state: "success",
+    error: null,
+    tool_calls: [
+      {
+        tool: "rest__read",
+        args: { key: "alpha" },
+        summary: "ok",
+        cache_hit: null,
+        result_preview: expect.stringContaining("/items/alpha"),
+      },
+    ],
+  });
+  const usage = completed.token_usage as {
+    prompt_tokens: number;
+    completion_tokens: number;
+    total_tokens: number;
+  };
+  expect(usage.prompt_tokens).toBeGreaterThan(0);
+  expect(usage.total_tokens).toBe(usage.prompt_tokens + usage.completion_tokens);
+  expect(typeof completed.latency_ms).toBe("number");
+  // The correlation id reached the model endpoint and the REST tool; the run is stored for the tenant, under its id.
+  for (const sent of space.model.requests)
+    expect(sent.headers["x-correlation-id"]).toBe(request.correlationId);
+  expect(space.tools.requests[0]?.headers["x-correlation-id"]).toBe(request.correlationId);
+  expect(await testStore.store.forTenant("acme").getRun(request.runId)).toMatchObject({
+    status: "completed",
+    correlationId: request.correlationId,
+    tenantId: "acme",
+  });
+  expect(await testStore.store.getRun(request.runId)).toBeNull();
+  expect(await testStore.store.readRunEvents(request.runId)).toEqual([]);
+}
+
+describe("executeRunRequest", () => {
+  it("records REQUESTED, ROUTED, EXECUTING, TOOL_CALL, COMPLETED with the seed's telemetry (SQLite)", async () => {
+    await lifecycleOfASuccessfulRun(sqliteTestStore);
+  });
+
+  it.skipIf(postgresTestUrl === "")("does the same on PostgreSQL", async () => {
+    await lifecycleOfASuccessfulRun(() => postgresTestStore());
+  });
+
+  it("records FAILED with class provider_error, retries and final_state error when the model fails", async () => {
+    workspace = await serverWorkspace({ respond: () => ({ kind: "error", status: 500 }) });
+    testStore = await sqliteTestStore(workspace.directory);
+    // The failed target rests between attempts: on a clock whose sleep returns at once.
+    const context = executionContext(workspace, testStore.store, { environment: deterministicEnvironment() });
+    const request = runRequest();
+    await acceptRunRequest(request, context);
+    expect((await executeRunRequest(request, context)).status).toBe("failed");
+    const events = await testStore.store.forTenant("acme").readRunEvents(request.runId);
+    expect(types(events)).toEqual(["REQUESTED", "ROUTED", "EXECUTING", "FAILED"]);
+    expect(events[3]?.data).toMatchObject({
+      outcome: "FAILED_BUDGET_EXHAUSTED",
+      error: { code: "MODEL_ATTEMPTS_EXHAUSTED", class: "provider_error" },
+      final_state: "error",
+      retry_count: 2,
+      tool_calls: [],
+    });
+  });
+
+  it("refuses a call of a class the role may not call as a permission_error the model sees, never running it", async () => {
+    workspace = await serverWorkspace({
+      respond: (request) =>
+        toolAnswers(request) === 0
+          ? {
+              kind: "tool_calls",
+              calls: [{ id: "call_w", name: "rest__record", arguments: { key: "beta" } }],
+            }
+          : reportStep("could not record"),
+    });
+    testStore = await sqliteTestStore(workspace.directory);
+    const context = executionContext(workspace, testStore.store, {
+      roleToolClasses: (role) => (role === "viewer" ? ["read_only"] : ["read_only", "idempotent", "write"]),
+    });
+    const request = runRequest({ role: "viewer" });
+    await acceptRunRequest(request, context);
+    expect((await executeRunRequest(request, context)).status).toBe("completed");
+    const events = await testStore.store.forTenant("acme").readRunEvents(request.runId);
+    expect(events.find((event) => event.type === "TOOL_CALL")?.data).toMatchObject({
+      tool: "rest__record",
+      status: "failed",
+      error_code: "TOOL_PERMISSION_DENIED",
+      error_class: "permission_error",
+    });
+    expect(workspace.tools.requests).toEqual([]);
+    const toolMessage = wireMessages(workspace.model.requests[1]!).find((message) => message.role === "tool");
+    expect(toolMessage?.content).toContain("permission_error");
+    // An operator may write: the same call runs.
+    const allowed = runRequest({ role: "operator" });
+    await acceptRunRequest(allowed, context);
+    await executeRunRequest(allowed, context);
+    expect(workspace.tools.requests.map((sent) => sent.method)).toEqual(["POST"]);
+  });
+
+  it("stops a delete for a human's decision even when the configuration pre-approves it, then continues once", async () => {
+    workspace = await serverWorkspace({
+      frontmatter: "\napprovedTools: [rest__remove]",
+      respond: (request) =>
+        toolAnswers(request) === 0
+          ? {
+              kind: "tool_calls",
+              calls: [{ id: "call_del", name: "rest__remove", arguments: { key: "gamma", confirmed: true } }],
+            }
+          : reportStep("removed gamma"),
+    });
+    testStore = await sqliteTestStore(workspace.directory);
+    const context = executionContext(workspace, testStore.store);
+    const request = runRequest({ prompt: "Remove gamma, I confirm." });
+    await acceptRunRequest(request, context);
+    const stopped = await executeRunRequest(request, context);
+    expect(stopped.status).toBe("awaiting_approval");
+    expect(workspace.tools.requests).toEqual([]);
+    const tenant = testStore.store.forTenant("acme");
+    expect(types(await tenant.readRunEvents(request.runId))).toEqual([
+      "REQUESTED",
+      "ROUTED",
+      "EXECUTING",
+      "AWAITING_APPROVAL",
+    ]);
+    const decided = await continueRunRequest(
+      request,
+      {
+        kind: "decision",
+        decision: {
+          runId: request.runId,
+          requestId: "req_decision",
+          tenantId: "acme",
+          userId: "boss",
+          role: "operator",
+          correlationId: request.correlationId,
+          approve: ["call_del"],
+          deny: [],
+        },
+      },
+      context,
+    );
+    expect(decided.status).toBe("completed");
+    expect(workspace.tools.requests.map((sent) => `${sent.method} ${sent.path}`)).toEqual([
+      "DELETE /items/gamma",
+    ]);
+    const events = await tenant.readRunEvents(request.runId);
+    expect(events[3]?.data).toMatchObject({
+      pending_approvals: [
+        { callId: "call_del", tool: "rest__remove", arguments: { key: "gamma", confirmed: true } },
+      ],
+    });
+    expect(types(events).slice(4)).toEqual(["ROUTED", "EXECUTING", "TOOL_CALL", "COMPLETED"]);
+    expect(events[5]?.data).toMatchObject({ resumed: true, decided_by: "boss", approve: ["call_del"] });
+  });
+
+  it("routes `auto` through the selector and records its choice as the intent", async () => {
+    workspace = await serverWorkspace({ respond: () => reportStep("looks good") });
+    testStore = await sqliteTestStore(workspace.directory);
+    const context = executionContext(workspace, testStore.store);
+    const request = runRequest({ agent: "auto", prompt: "Please review this change to the parser." });
+    await acceptRunRequest(request, context);
+    await executeRunRequest(request, context);
+    const events = await testStore.store.forTenant("acme").readRunEvents(request.runId);
+    expect(events[1]?.data).toMatchObject({ agent: "reviewer", intent: { intent: "reviewer" } });
+    expect(events.at(-1)?.data).toMatchObject({ intent: { intent: "reviewer", source: "selector" } });
+    expect((events.at(-1)!.data.intent as { confidence: number }).confidence).toBeGreaterThan(0);
+  });
+
+  it("refuses an agent that is not a registry id (a path) without running anything", async () => {
+    workspace = await serverWorkspace({ respond: () => reportStep("never") });
+    testStore = await sqliteTestStore(workspace.directory);
+    const context = executionContext(workspace, testStore.store);
+    const request = runRequest({ agent: "../agents/helper.md" });
+    await acceptRunRequest(request, context);
+    expect((await executeRunRequest(request, context)).status).toBe("failed");
+    const events = await testStore.store.forTenant("acme").readRunEvents(request.runId);
+    expect(types(events)).toEqual(["REQUESTED", "FAILED"]);
+    expect(events[1]?.data).toMatchObject({ error: { code: "AGENT_NOT_FOUND", class: "validation_error" } });
+    expect(workspace.model.requests).toEqual([]);
+  });
+
+  it("continues a conversation with the earlier runs' messages, within the tenant only", async () => {
+    workspace = await serverWorkspace({
+      respond: (request) => reportStep(`answer ${wireMessages(request).length}`),
+    });
+    testStore = await sqliteTestStore(workspace.directory);
+    const context = executionContext(workspace, testStore.store);
+    const first = runRequest({ conversationId: "chat", prompt: "My name is Ann." });
+    await acceptRunRequest(first, context);
+    await executeRunRequest(first, context);
+    const second = runRequest({ conversationId: "chat", prompt: "What is my name?" });
+    await acceptRunRequest(second, context);
+    await executeRunRequest(second, context);
+    const third = runRequest({ conversationId: "chat", prompt: "And again?" });
+    await acceptRunRequest(third, context);
+    await executeRunRequest(third, context);
+    // Another tenant's conversation of the same id starts afresh.
+    const elsewhere = runRequest({ tenantId: "globex", conversationId: "chat", prompt: "Who am I?" });
+    await acceptRunRequest(elsewhere, context);
+    await executeRunRequest(elsewhere, context);
+    const asText = (index: number) =>
+      wireMessages(workspace!.model.requests[index]!).map((message) => `${message.role}: ${message.content}`);
+    expect(asText(0).slice(1)).toEqual(["user: My name is Ann."]);
+    expect(asText(1).slice(1)).toEqual([
+      "user: My name is Ann.",
+      "assistant: answer 2",
+      "user: What is my name?",
+    ]);
+    expect(asText(2).slice(1)).toEqual([
+      "user: My name is Ann.",
+      "assistant: answer 2",
+      "user: What is my name?",
+      "assistant: answer 4",
+      "user: And again?",
+    ]);
+    expect(asText(3).slice(1)).toEqual(["user: Who am I?"]);
+  });
+
+  it("runs under the tenant's provider and model overrides from the resolver", async () => {
+    workspace = await serverWorkspace({ respond: () => reportStep("done") });
+    testStore = await sqliteTestStore(workspace.directory);
+    const context = executionContext(workspace, testStore.store, {
+      tenantConfiguration: async (tenantId) =>
+        tenantId === "acme"
+          ? {
+              label: "tenant acme",
+              data: {
+                providers: {
+                  tenantlocal: {
+                    type: "openai-compatible",
+                    baseUrl: workspace!.model.baseUrl,
+                    models: { big: { contextWindow: 64000 } },
+                  },
+                },
+                defaults: { models: ["tenantlocal/big"] },
+              },
+            }
+          : null,
+    });
+    const request = runRequest({ agent: "standard" });
+    await acceptRunRequest(request, context);
+    await executeRunRequest(request, context);
+    const events = await testStore.store.forTenant("acme").readRunEvents(request.runId);
+    expect(events[1]?.data).toMatchObject({ agent: "standard", provider: "tenantlocal", model: "big" });
+    expect((workspace.model.requests[0]!.body as { model: string }).model).toBe("big");
+  });
+});

@@ -1,6 +1,7 @@
 import { gitText } from "./git-command.js";
-import { withTemporaryIndex } from "./temporary-index.js";
+import type { StateListing } from "./state-file-on-disk.js";
 import type { WorkRepository } from "./work-repository.js";
+import { workingTreeState } from "./working-tree-state.js";
 
 // Snapshot commits name Charter as author and committer so that no user identity is needed (or recorded).
 const snapshotIdentity = {
@@ -10,12 +11,10 @@ const snapshotIdentity = {
   GIT_COMMITTER_EMAIL: "charter@localhost",
 };
 
-/** The tree object of the working tree as it is now (tracked and untracked files that are not ignored). */
-export async function workingTreeObject(repository: WorkRepository): Promise<string> {
-  return withTemporaryIndex(repository, true, async (env) => {
-    await gitText(["add", "--all", "--", "."], { cwd: repository.root, env });
-    return gitText(["write-tree"], { cwd: repository.root, env });
-  });
+/** A snapshot taken: its commit and the state listing of the files it records (what the state hash is over). */
+export interface FrozenState {
+  readonly commit: string;
+  readonly listing: StateListing;
 }
 
 /**
@@ -28,14 +27,22 @@ export async function freezeWorkingTree(
   ref: string,
   message: string,
 ): Promise<string> {
-  const tree = await workingTreeObject(repository);
-  const head = await headCommit(repository);
+  return (await freezeWorkingTreeState(repository, ref, message)).commit;
+}
+
+/** `freezeWorkingTree`, with the state listing of the snapshot from the same pass over the working tree. */
+export async function freezeWorkingTreeState(
+  repository: WorkRepository,
+  ref: string,
+  message: string,
+): Promise<FrozenState> {
+  const [{ tree, listing }, head] = await Promise.all([workingTreeState(repository), headCommit(repository)]);
   const commit = await gitText(["commit-tree", tree, ...(head === null ? [] : ["-p", head]), "-m", message], {
     cwd: repository.root,
     env: snapshotIdentity,
   });
   await gitText(["update-ref", ref, commit], { cwd: repository.root });
-  return commit;
+  return { commit, listing };
 }
 
 /** HEAD's commit, or null on a branch with no commit yet. */

@@ -27,10 +27,24 @@ const fixedSettings = [
  * Runs the real `git` command (never a library) and resolves with its standard output as bytes. A failure is
  * WORK_GIT_FAILED naming the command, its exit code and its standard error.
  */
-export function gitCommand(
+export async function gitCommand(
   args: readonly string[],
   options: GitCommandOptions,
 ): Promise<{ stdout: Buffer; exitCode: number }> {
+  const out: Buffer[] = [];
+  const exitCode = await gitCommandStreaming(args, options, (chunk) => out.push(chunk));
+  return { stdout: Buffer.concat(out), exitCode };
+}
+
+/**
+ * `gitCommand` with the standard output handed over chunk by chunk as it arrives (a whole repository's blobs
+ * need not be held at once); resolves with the exit code.
+ */
+export function gitCommandStreaming(
+  args: readonly string[],
+  options: GitCommandOptions,
+  onStdout: (chunk: Buffer) => void,
+): Promise<number> {
   return new Promise((resolveCommand, rejectCommand) => {
     const child = spawn("git", [...fixedSettings, ...args], {
       cwd: options.cwd,
@@ -43,9 +57,18 @@ export function gitCommand(
       },
       stdio: ["pipe", "pipe", "pipe"],
     });
-    const out: Buffer[] = [];
     const err: Buffer[] = [];
-    child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
+    let failure: unknown = null;
+    child.stdout.on("data", (chunk: Buffer) => {
+      if (failure !== null) return;
+      try {
+        onStdout(chunk);
+      } catch (error) {
+        // The reader could not use what git wrote: stop git, and report the reader's error.
+        failure = error;
+        child.kill();
+      }
+    });
     child.stderr.on("data", (chunk: Buffer) => err.push(chunk));
     child.on("error", (error) =>
       rejectCommand(
@@ -56,9 +79,13 @@ export function gitCommand(
       ),
     );
     child.on("close", (code) => {
+      if (failure !== null) {
+        rejectCommand(failure);
+        return;
+      }
       const exitCode = code ?? -1;
       if (exitCode === 0 || (options.acceptedExitCodes ?? []).includes(exitCode)) {
-        resolveCommand({ stdout: Buffer.concat(out), exitCode });
+        resolveCommand(exitCode);
         return;
       }
       const stderr = Buffer.concat(err).toString("utf8").trim();

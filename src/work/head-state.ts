@@ -11,11 +11,11 @@ export interface HeadState {
 }
 
 export async function readHeadState(repository: WorkRepository): Promise<HeadState> {
-  const branch = await gitText(["symbolic-ref", "-q", "HEAD"], {
-    cwd: repository.root,
-    acceptedExitCodes: [1],
-  });
-  return { branch: branch === "" ? null : branch, commit: await headCommit(repository) };
+  const [branch, commit] = await Promise.all([
+    gitText(["symbolic-ref", "-q", "HEAD"], { cwd: repository.root, acceptedExitCodes: [1] }),
+    headCommit(repository),
+  ]);
+  return { branch: branch === "" ? null : branch, commit };
 }
 
 /** Keeps a byte copy of the user's index (absent when the repository has none yet). */
@@ -40,8 +40,15 @@ export async function restoreHeadState(
 ): Promise<void> {
   const cwd = repository.root;
   if (state.branch !== null) {
-    await gitText(["symbolic-ref", "HEAD", state.branch], { cwd });
-    const now = await headCommit(repository);
+    // HEAD back on its branch, while the branch's commit now is read (what HEAD will resolve to).
+    const [, branchCommit] = await Promise.all([
+      gitText(["symbolic-ref", "HEAD", state.branch], { cwd }),
+      gitText(["rev-parse", "-q", "--verify", `${state.branch}^{commit}`], {
+        cwd,
+        acceptedExitCodes: [1, 128],
+      }),
+    ]);
+    const now = branchCommit === "" ? null : branchCommit;
     if (state.commit === null) {
       if (now !== null) await gitText(["update-ref", "-d", state.branch], { cwd });
     } else if (now !== state.commit) await gitText(["update-ref", state.branch, state.commit], { cwd });

@@ -11,7 +11,7 @@ import type { AIAgentResult } from "../session/agent-result.js";
 import type { CharterEvent } from "../session/charter-event.js";
 import { finalReportText } from "../session/final-report.js";
 import { commitWork } from "./commit-work.js";
-import { freezeWorkingTree } from "./freeze-working-tree.js";
+import { freezeWorkingTreeState } from "./freeze-working-tree.js";
 import { readHeadState, restoreHeadState, saveIndex } from "./head-state.js";
 import { type LoadedWorkItem, loadWorkItem } from "./load-work-item.js";
 import { recoverInterruptedWork } from "./recover-interrupted-work.js";
@@ -109,12 +109,12 @@ export async function runWorkItem(options: RunWorkItemOptions): Promise<WorkRunR
     const head = await readHeadState(repository);
     const indexCopy = join(recordFolder, "index");
     const hasIndex = await saveIndex(repository, indexCopy);
-    const commit = await freezeWorkingTree(
+    const { commit, listing } = await freezeWorkingTreeState(
       repository,
       `refs/charter/snapshots/${runId}/before`,
       `charter work ${item.id}: before (run ${runId})`,
     );
-    const hash = stateHash(await workingTreeListing(repository));
+    const hash = stateHash(listing);
     frozen = { commit, hash, head, index: hasIndex ? indexCopy : null };
     await updateWorkLock(repository, {
       ...record,
@@ -222,12 +222,11 @@ async function executeFrozen(run: FrozenRun): Promise<WorkRunResult> {
       environment,
     });
     // The state the agent left, whatever happened: admission reads the repository, not the tool calls.
-    const afterCommit = await freezeWorkingTree(
+    const { commit: afterCommit, listing: afterListing } = await freezeWorkingTreeState(
       repository,
       `refs/charter/snapshots/${runId}/after`,
       `charter work ${item.id}: after (run ${runId})`,
     );
-    const afterListing = await workingTreeListing(repository);
     after = {
       commit: afterCommit,
       hash: stateHash(afterListing),

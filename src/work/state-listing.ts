@@ -1,18 +1,10 @@
-import { lstat, readFile, readlink } from "node:fs/promises";
-import { join } from "node:path";
 import { blake3Hex, contentHash } from "../foundation/content-hash.js";
 import { gitCommand } from "./git-command.js";
+import type { StateFile, StateListing } from "./state-file-on-disk.js";
 import type { WorkRepository } from "./work-repository.js";
+import { workingTreeStateListing } from "./working-tree-state.js";
 
-/** One file of a state: its git mode (`100644`, `100755`, `120000` for a symbolic link) and BLAKE3 of its bytes. */
-export interface StateFile {
-  readonly mode: string;
-  /** BLAKE3 of the file's bytes (a symbolic link: of its target text). */
-  readonly hash: string;
-}
-
-/** The files of a state by repository-relative path (`/`-separated, as git writes them). */
-export type StateListing = ReadonlyMap<string, StateFile>;
+export type { StateFile, StateListing } from "./state-file-on-disk.js";
 
 /** Version of the canonical listing the state hash is computed over; bump it if the listing ever changes. */
 export const stateListingFormat = "charter-work-state/1";
@@ -29,46 +21,12 @@ export function stateHash(listing: StateListing): string {
 }
 
 /**
- * The working tree as work items see it: tracked files (in the index) and untracked files that are not ignored,
- * read from disk. `.git` is never listed; a tracked file deleted from disk is absent; a submodule is skipped.
+ * The working tree as work items see it: tracked files (in the index) and untracked files that are not ignored.
+ * `.git` is never listed; a tracked file deleted from disk is absent; a submodule is skipped. Each file's hash is
+ * of its bytes on disk (`workingTreeState` reads them only where git's stat pass says they may have changed).
  */
 export async function workingTreeListing(repository: WorkRepository): Promise<StateListing> {
-  const { stdout } = await gitCommand(["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
-    cwd: repository.root,
-  });
-  const paths = [...new Set(stdout.toString("utf8").split("\0"))].filter((path) => path !== "");
-  const listing = new Map<string, StateFile>();
-  for (const path of paths) {
-    const file = await stateFileOnDisk(join(repository.root, path));
-    if (file !== null) listing.set(path, file);
-  }
-  return listing;
-}
-
-async function stateFileOnDisk(absolutePath: string): Promise<StateFile | null> {
-  let stats: Awaited<ReturnType<typeof lstat>>;
-  try {
-    stats = await lstat(absolutePath);
-  } catch (error) {
-    if (
-      (error as NodeJS.ErrnoException).code === "ENOENT" ||
-      (error as NodeJS.ErrnoException).code === "ENOTDIR"
-    )
-      return null;
-    throw error;
-  }
-  if (stats.isSymbolicLink()) {
-    return {
-      mode: "120000",
-      hash: blake3Hex(Buffer.from(await readlink(absolutePath, { encoding: "buffer" }))),
-    };
-  }
-  if (!stats.isFile()) return null;
-  // Git records only the owner's execute bit: 100755 when it is set, 100644 otherwise.
-  return {
-    mode: (stats.mode & 0o100) !== 0 ? "100755" : "100644",
-    hash: blake3Hex(await readFile(absolutePath)),
-  };
+  return workingTreeStateListing(repository);
 }
 
 /** The files a snapshot commit records, hashed exactly as `workingTreeListing` hashes files on disk. */

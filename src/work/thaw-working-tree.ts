@@ -1,9 +1,9 @@
 import { lstat, rm, rmdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { workingTreeObject } from "./freeze-working-tree.js";
 import { gitCommand, gitText } from "./git-command.js";
 import { withTemporaryIndex } from "./temporary-index.js";
 import type { WorkRepository } from "./work-repository.js";
+import { workingTreeObject } from "./working-tree-state.js";
 
 /**
  * Thaw: restores the working tree exactly to a snapshot commit. Files changed since are written back, files

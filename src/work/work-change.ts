@@ -21,11 +21,11 @@ export async function workChange(
   afterListing: StateListing,
 ): Promise<WorkChange> {
   const cwd = repository.root;
-  const names = (
-    await gitCommand(["diff-tree", "-r", "-z", "--no-renames", "--name-status", before, after], { cwd })
-  ).stdout
-    .toString("utf8")
-    .split("\0");
+  const [nameStatus, numberStatus] = await Promise.all([
+    gitCommand(["diff-tree", "-r", "-z", "--no-renames", "--name-status", before, after], { cwd }),
+    gitCommand(["diff-tree", "-r", "-z", "--no-renames", "--numstat", before, after], { cwd }),
+  ]);
+  const names = nameStatus.stdout.toString("utf8").split("\0");
   const modified: string[] = [];
   const created: string[] = [];
   const deleted: string[] = [];
@@ -36,11 +36,7 @@ export async function workChange(
     else if (status === "D") deleted.push(path);
     else modified.push(path);
   }
-  const numbers = (
-    await gitCommand(["diff-tree", "-r", "-z", "--no-renames", "--numstat", before, after], { cwd })
-  ).stdout
-    .toString("utf8")
-    .split("\0");
+  const numbers = numberStatus.stdout.toString("utf8").split("\0");
   let deltaSize = 0;
   for (const record of numbers) {
     const [added, removed] = record.split("\t");

@@ -12,6 +12,7 @@ import { serveCommand } from "./serve-command.js";
 import { toolsCommand } from "./tools-command.js";
 import { verifyCommand } from "./verify-command.js";
 import { workCommand } from "./work-command.js";
+import { workerCommand } from "./worker-command.js";
 import { workflowCommand } from "./workflow-command.js";
 
 /** Every `charter` command, in the order `charter --help` lists them. A new command is one more entry here. */
@@ -29,5 +30,6 @@ export const commands: readonly CommandDeclaration[] = [
   doctorCommand,
   conformanceCommand,
   serveCommand,
+  workerCommand,
   demoCommand,
 ];

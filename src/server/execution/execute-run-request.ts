@@ -159,6 +159,7 @@ export async function continueRunRequest(
     ...(base.runsDirectory !== undefined ? { runsDirectory: base.runsDirectory } : {}),
     ...(base.homeDirectory !== undefined ? { homeDirectory: base.homeDirectory } : {}),
     ...(base.etcDirectory !== undefined ? { etcDirectory: base.etcDirectory } : {}),
+    ...(base.binaryDirectory !== undefined ? { binaryDirectory: base.binaryDirectory } : {}),
     ...(base.processEnvironment !== undefined ? { processEnvironment: base.processEnvironment } : {}),
     signal: observed.signal,
     ...(continuation.kind === "decision"
@@ -202,6 +203,7 @@ function runnerOptions(
     ...(context.configPath !== undefined ? { configPath: context.configPath } : {}),
     ...(context.homeDirectory !== undefined ? { homeDirectory: context.homeDirectory } : {}),
     ...(context.etcDirectory !== undefined ? { etcDirectory: context.etcDirectory } : {}),
+    ...(context.binaryDirectory !== undefined ? { binaryDirectory: context.binaryDirectory } : {}),
     ...(context.processEnvironment !== undefined ? { processEnvironment: context.processEnvironment } : {}),
     ...(context.runsDirectory !== undefined ? { runsDirectory: context.runsDirectory } : {}),
   };

@@ -26,6 +26,8 @@ export interface RunExecutionContext {
   readonly configPath?: string;
   readonly homeDirectory?: string;
   readonly etcDirectory?: string;
+  /** The directory of the `charter` command (configuration layer 4). */
+  readonly binaryDirectory?: string;
   readonly processEnvironment?: Readonly<Record<string, string | undefined>>;
   /** Where run directories go; default `~/.charter/runs`. */
   readonly runsDirectory?: string;

@@ -151,9 +151,15 @@ export { verifyEntries, verifyRunDirectory } from "./transcript/verify-transcrip
 export { parseWorkItem } from "./work/load-work-item.js";
 export { recoverInterruptedWork, type WorkRecovery } from "./work/recover-interrupted-work.js";
 export { type RunWorkItemOptions, runWorkItem } from "./work/run-work-item.js";
+export { type RunWorkPlanOptions, runWorkPlan } from "./work/run-work-plan.js";
 export { stateHash, workingTreeListing } from "./work/state-listing.js";
 export { type ReceiptVerification, verifyWorkReceipt } from "./work/verify-work-receipt.js";
 export type { WorkItem } from "./work/work-item-schema.js";
+export type {
+  BlockedWorkItemResult,
+  WorkPlanItemResult,
+  WorkPlanResult,
+} from "./work/work-plan-result.js";
 export type { WorkReceipt } from "./work/work-receipt.js";
 export { openWorkRepository } from "./work/work-repository.js";
 export type { WorkRunResult } from "./work/work-run-result.js";

@@ -30,6 +30,9 @@ const invalidInputCodes: ReadonlySet<ErrorCode> = new Set([
   "WORK_ITEM_INVALID",
   "WORK_REPOSITORY_INVALID",
   "API_KEY_NOT_FOUND",
+  "WORK_PLAN_INVALID",
+  "WORK_PLAN_CYCLE",
+  "WORK_TREE_NOT_CLEAN",
 ]);
 
 // Seed 000 §4: 3 is "missing/failed MCP servers"; a `tools` entry that names nothing is a missing server or tool.

@@ -2,64 +2,32 @@ import { CharterError } from "../foundation/charter-error.js";
 import type { CliStreams } from "./cli-streams.js";
 import { defineCommand, type FlagValues } from "./command-declaration.js";
 import { exitCodes } from "./exit-code.js";
-import { sharedFlags } from "./shared-flags.js";
-
-const flags = {
-  repo: {
-    type: "string",
-    valueName: "DIR",
-    defaultText: "the git working tree around the current directory",
-    description: "The git repository (working tree) the work item runs in.",
-  },
-  commit: {
-    type: "boolean",
-    default: false,
-    description: "work run: record an admitted change as one commit on the current branch.",
-  },
-  worktree: {
-    type: "string",
-    valueName: "DIR",
-    defaultText: "a temporary worktree at the before snapshot",
-    description: "work replay: replay into this worktree, which must be at the item's before state.",
-  },
-  "hash-only": {
-    type: "boolean",
-    default: false,
-    description:
-      "work replay: print only the replayed state's hash (exit 1 when the replay itself diverged).",
-  },
-  json: { ...sharedFlags.json, description: "Print the result (or the verification) as one JSON document." },
-  config: sharedFlags.config,
-  store: sharedFlags.store,
-  tenant: {
-    type: "string",
-    valueName: "ID",
-    description: "Who the work item is for: its run and its receipt are stored for this tenant.",
-  },
-  "runs-dir": sharedFlags["runs-dir"],
-} as const;
+import { workFlags } from "./work-flags.js";
 
 const usage =
-  "usage: charter work run <item.yaml|item.json> [--repo DIR] [--commit] [--json] | charter work verify <receipt-id|path> | charter work replay <receipt-id|path> [--worktree DIR] | charter work recover [--repo DIR]";
+  "usage: charter work run <item.yaml|item.json> [--repo DIR] [--commit] [--json] | charter work plan <folder|plan.yaml> [--repo DIR] [--max-parallel N] [--json] | charter work verify <receipt-id|path> | charter work replay <receipt-id|path> [--worktree DIR] | charter work recover [--repo DIR]";
 
-/** `charter work run|verify|recover`. */
+/** `charter work run|plan|verify|replay|recover`. */
 export const workCommand = defineCommand({
   name: "work",
-  summary: "Run a work item atomically on a git repository; verify receipts; recover after a crash",
+  summary:
+    "Run a work item (or a plan of them) atomically on a git repository; verify receipts; recover after a crash",
   description:
-    "work run freezes the repository's working tree, runs the item's agent with the workspace tools under the item's limits, admits the change (files, tool calls, lines changed, no duplicate), runs its test command, and either keeps the change (one commit with --commit) or restores the working tree exactly. Every item gets a receipt in .charter/work/<run-id>/RECEIPT.json. Exit 0 success, 1 failure or timeout, 6 denied, 4 invalid item or repository. work verify checks a receipt's hash, its place in the repository's receipt chain and its snapshots. work replay re-runs a successful item from its before snapshot in a separate worktree, with the recorded model answers and the workspace tools live, and compares the resulting state hash with the receipt (the replay-<id>.sh script beside the receipt does this). work recover restores the working tree of an item whose process died and records its failure receipt; every work command does this first.",
+    "work run freezes the repository's working tree, runs the item's agent with the workspace tools under the item's limits, admits the change (files, tool calls, lines changed, no duplicate), runs its test command, and either keeps the change (one commit with --commit) or restores the working tree exactly. Every item gets a receipt in .charter/work/<run-id>/RECEIPT.json. Exit 0 success, 1 failure or timeout, 6 denied, 4 invalid item or repository. work plan runs a folder of work item files (or a plan file with items:) as a dependency DAG, level by level: a level's items in parallel (--max-parallel, default 2), each in its own git worktree at the level's base commit, then their commits applied to the current branch in id order (a change that conflicts with an earlier one of its level ends conflict); an item whose dependency is missing or did not succeed is blocked and never runs; a dependency cycle is refused before anything runs. Exit 0 when every item succeeded, 6 when the only items that did not are denied or blocked by a denied one, else 1; 4 when the plan is refused. work verify checks a receipt's hash, its place in the repository's receipt chain and its snapshots. work replay re-runs a successful item from its before snapshot in a separate worktree, with the recorded model answers and the workspace tools live, and compares the resulting state hash with the receipt (the replay-<id>.sh script beside the receipt does this). work recover restores the working tree of an item whose process died and records its failure receipt; every work command does this first.",
   positionals: [
-    { name: "run|verify|replay|recover", description: "What to do." },
+    { name: "run|plan|verify|replay|recover", description: "What to do." },
     {
-      name: "item|receipt",
+      name: "item|plan|receipt",
       optional: true,
-      description: "The work item file (run), or a receipt id, run id or path (verify).",
+      description:
+        "The work item file (run), a folder of work item files or a plan file (plan), or a receipt id, run id or path (verify, replay).",
     },
   ],
-  flags,
+  flags: workFlags,
   examples: [
     "charter work run items/add-parser.yaml --commit",
     "charter work run item.json --repo ../service --json",
+    "charter work plan items/ --repo ../service --max-parallel 3",
     "charter work verify receipt_1b2c...",
     "charter work recover --repo ../service",
   ],
@@ -68,18 +36,26 @@ export const workCommand = defineCommand({
 
 async function runWorkCommand(
   positionals: readonly string[],
-  values: FlagValues<typeof flags>,
+  values: FlagValues<typeof workFlags>,
   streams: CliStreams,
 ): Promise<number> {
   const [subcommand, target] = positionals;
   if (subcommand === "run" && target !== undefined) return workRun(target, values, streams);
+  if (subcommand === "plan" && target !== undefined) {
+    const { workPlan } = await import("./work-plan-command.js");
+    return workPlan(target, values, streams);
+  }
   if (subcommand === "verify" && target !== undefined) return workVerify(target, values, streams);
   if (subcommand === "recover" && target === undefined) return workRecover(values, streams);
   if (subcommand === "replay" && target !== undefined) return workReplay(target, values, streams);
   throw new CharterError("ARGUMENT_INVALID", usage, { details: { argument: "subcommand" } });
 }
 
-async function workRun(item: string, values: FlagValues<typeof flags>, streams: CliStreams): Promise<number> {
+async function workRun(
+  item: string,
+  values: FlagValues<typeof workFlags>,
+  streams: CliStreams,
+): Promise<number> {
   const { runWorkItem } = await import("../work/run-work-item.js");
   const result = await runWorkItem({
     itemPath: item,
@@ -110,7 +86,7 @@ async function workRun(item: string, values: FlagValues<typeof flags>, streams: 
 
 async function workVerify(
   reference: string,
-  values: FlagValues<typeof flags>,
+  values: FlagValues<typeof workFlags>,
   streams: CliStreams,
 ): Promise<number> {
   const { openWorkRepository } = await import("../work/work-repository.js");
@@ -141,7 +117,7 @@ async function workVerify(
 
 async function workReplay(
   reference: string,
-  values: FlagValues<typeof flags>,
+  values: FlagValues<typeof workFlags>,
   streams: CliStreams,
 ): Promise<number> {
   const { openWorkRepository } = await import("../work/work-repository.js");
@@ -175,7 +151,7 @@ async function workReplay(
   return replay.ok ? exitCodes.success : exitCodes.sessionFailure;
 }
 
-async function workRecover(values: FlagValues<typeof flags>, streams: CliStreams): Promise<number> {
+async function workRecover(values: FlagValues<typeof workFlags>, streams: CliStreams): Promise<number> {
   const { openWorkRepository } = await import("../work/work-repository.js");
   const { recoverInterruptedWork } = await import("../work/recover-interrupted-work.js");
   const { storeWorkReceipt } = await import("../work/store-work-receipt.js");
@@ -202,10 +178,19 @@ async function workRecover(values: FlagValues<typeof flags>, streams: CliStreams
     streams.stdout.write(
       `work item run ${recovery.runId} is still running (process ${recovery.pid} on ${recovery.host})\n`,
     );
-  } else {
+  } else if (recovery.kind === "recovered") {
     streams.stdout.write(
       `recovered run ${recovery.receipt.run_id}: the working tree is back at ${recovery.receipt.output_hash}; receipt ${recovery.path}\n`,
     );
+  } else {
+    streams.stdout.write(
+      `recovered plan ${recovery.planId}: HEAD and the working tree are back at ${recovery.commit} (its last applied item); ${recovery.receipts.length} receipt${recovery.receipts.length === 1 ? "" : "s"} written, ${recovery.worktreesRemoved.length} worktree${recovery.worktreesRemoved.length === 1 ? "" : "s"} removed\n`,
+    );
+    for (const { receipt, path } of recovery.receipts) {
+      streams.stdout.write(
+        `  ${receipt.status}: work item ${receipt.work_item_id} (run ${receipt.run_id}): ${path}\n`,
+      );
+    }
   }
   return exitCodes.success;
 }

@@ -28,6 +28,11 @@ export const errorCodes = [
   // Work items: a work item file that fails its schema (naming the field), a folder that is not a git working tree.
   "WORK_ITEM_INVALID",
   "WORK_REPOSITORY_INVALID",
+  // Work plans: a plan that cannot be read or names one id twice, a dependency cycle (named), and a working tree
+  // with uncommitted changes (a plan commits each item on the branch, so it starts from a clean one).
+  "WORK_PLAN_INVALID",
+  "WORK_PLAN_CYCLE",
+  "WORK_TREE_NOT_CLEAN",
   // The library used in a way this package cannot serve: a schema of an unsupported zod major version, or
   // `require("charter")` (an ES module whose graph awaits at its top level).
   "ZOD_VERSION_UNSUPPORTED",

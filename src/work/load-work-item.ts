@@ -36,9 +36,21 @@ export function parseWorkItem(text: string, path: string): LoadedWorkItem {
       },
     );
   }
+  return validateWorkItem(data, path, []);
+}
+
+/**
+ * Validates one work item's data from `path` (at `keyPrefix` within it: `items[2]` in a plan file); WORK_ITEM_INVALID
+ * names the file and the field. An agent file path in the item is relative to the file's folder.
+ */
+export function validateWorkItem(
+  data: unknown,
+  path: string,
+  keyPrefix: readonly (string | number)[],
+): LoadedWorkItem {
   const parsed = workItemSchema.safeParse(data);
   if (!parsed.success) {
-    const issues = schemaIssues(parsed.error, [], workItemSchema);
+    const issues = schemaIssues(parsed.error, keyPrefix, workItemSchema);
     const first = issues[0];
     throw new CharterError("WORK_ITEM_INVALID", `work item file ${path}: ${describeSchemaIssues(issues)}`, {
       details: { file: path, field: first?.key ?? "", issues },

@@ -30,6 +30,35 @@ export interface WorkLockRecord {
   };
 }
 
+/**
+ * The lock of a working tree held by a plan, and the record of where it stands: where the working tree goes back to
+ * if the plan's process dies (HEAD's branch and the last commit applied; the working tree was clean there), the
+ * folder of the running level's worktrees, and that level's items whose receipts are not written yet.
+ */
+export interface WorkPlanLockRecord {
+  readonly format: "charter-work-plan-lock/1";
+  /** The plan's id. */
+  readonly run_id: string;
+  readonly pid: number;
+  readonly host: string;
+  readonly started_at: string;
+  readonly restore: HeadState & { readonly commit: string };
+  readonly worktrees_folder: string;
+  readonly pending: readonly PendingPlanItem[];
+}
+
+/** An item of the running level, from before its worktree exists until its receipt is written. */
+export interface PendingPlanItem {
+  readonly work_item_id: string;
+  readonly run_id: string;
+  readonly worktree: string;
+  /** Set once its change is committed on the branch (the restore point then includes it). */
+  readonly applied_commit: string | null;
+}
+
+/** Whatever holds a working tree's lock: one work item, or a plan. */
+export type AnyWorkLockRecord = WorkLockRecord | WorkPlanLockRecord;
+
 export function workLockPath(repository: WorkRepository): string {
   return join(repository.gitDirectory, "charter-work.lock");
 }
@@ -42,7 +71,7 @@ export async function workRecordFolder(repository: WorkRepository, runId: string
 }
 
 /** Takes the working tree's lock (atomically: `wx`); WORK_LOCKED naming the holder when it is taken. */
-export async function acquireWorkLock(repository: WorkRepository, record: WorkLockRecord): Promise<void> {
+export async function acquireWorkLock(repository: WorkRepository, record: AnyWorkLockRecord): Promise<void> {
   try {
     await writeFile(workLockPath(repository), `${JSON.stringify(record)}\n`, { flag: "wx" });
   } catch (error) {
@@ -50,22 +79,22 @@ export async function acquireWorkLock(repository: WorkRepository, record: WorkLo
     const holder = await readWorkLock(repository);
     throw new CharterError(
       "WORK_LOCKED",
-      `another work item (run ${holder?.run_id ?? "unknown"}, process ${holder?.pid ?? "unknown"} on ${holder?.host ?? "unknown"}) is running in ${repository.root}: wait for it, or run 'charter work recover' if its process is gone`,
+      `another ${holder?.format === "charter-work-plan-lock/1" ? "work plan" : "work item"} (run ${holder?.run_id ?? "unknown"}, process ${holder?.pid ?? "unknown"} on ${holder?.host ?? "unknown"}) is running in ${repository.root}: wait for it, or run 'charter work recover' if its process is gone`,
       { details: { repository: repository.root, runId: holder?.run_id ?? null, pid: holder?.pid ?? null } },
     );
   }
 }
 
 /** Replaces the record atomically (write, then rename over it). */
-export async function updateWorkLock(repository: WorkRepository, record: WorkLockRecord): Promise<void> {
+export async function updateWorkLock(repository: WorkRepository, record: AnyWorkLockRecord): Promise<void> {
   const temporary = `${workLockPath(repository)}.${process.pid}.tmp`;
   await writeFile(temporary, `${JSON.stringify(record)}\n`);
   await rename(temporary, workLockPath(repository));
 }
 
-export async function readWorkLock(repository: WorkRepository): Promise<WorkLockRecord | null> {
+export async function readWorkLock(repository: WorkRepository): Promise<AnyWorkLockRecord | null> {
   try {
-    return JSON.parse(await readFile(workLockPath(repository), "utf8")) as WorkLockRecord;
+    return JSON.parse(await readFile(workLockPath(repository), "utf8")) as AnyWorkLockRecord;
   } catch {
     return null;
   }
@@ -77,7 +106,7 @@ export async function releaseWorkLock(repository: WorkRepository, runId: string)
 }
 
 /** Whether the lock's holder still runs: a process on this host that exists (a lock from another host is held). */
-export function lockHolderAlive(record: WorkLockRecord): boolean {
+export function lockHolderAlive(record: Pick<AnyWorkLockRecord, "pid" | "host">): boolean {
   if (record.host !== hostname()) return true;
   try {
     process.kill(record.pid, 0);

@@ -3,7 +3,8 @@ import { join } from "node:path";
 import { contentHash } from "../foundation/content-hash.js";
 import type { WorkRepository } from "./work-repository.js";
 
-export type WorkStatus = "success" | "failure" | "denied" | "timeout";
+/** `conflict`: admitted in its own worktree, but its change conflicted with an earlier item of its plan's level. */
+export type WorkStatus = "success" | "failure" | "denied" | "timeout" | "conflict";
 
 export interface WorkMetrics {
   readonly execution_time_ms: number;
@@ -86,11 +87,14 @@ export async function readChainHead(repository: WorkRepository): Promise<string 
   }
 }
 
+/** A receipt before it takes its place in the chain: everything but the previous receipt's hash and its own. */
+export type WorkReceiptContent = Omit<WorkReceipt, "receipt_hash" | "previous_receipt_hash">;
+
 /** Writes RECEIPT.json, then moves the chain head to it. The caller holds the working tree's lock. */
 export async function writeReceipt(
   repository: WorkRepository,
   folder: string,
-  content: Omit<WorkReceipt, "receipt_hash" | "previous_receipt_hash">,
+  content: WorkReceiptContent,
 ): Promise<{ receipt: WorkReceipt; path: string }> {
   const unhashed = { ...content, previous_receipt_hash: await readChainHead(repository) };
   const receipt: WorkReceipt = { ...unhashed, receipt_hash: receiptHash(unhashed) };

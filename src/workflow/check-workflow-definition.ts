@@ -1,8 +1,8 @@
 import { formatKeyPath } from "../config/schema-issues.js";
 import { CharterError } from "../foundation/charter-error.js";
+import { findDependencyCycle } from "../foundation/find-dependency-cycle.js";
 import { nearestName } from "../foundation/nearest-name.js";
 import { compileJsonSchema } from "../tools/compile-json-schema.js";
-import { findDependencyCycle } from "./find-dependency-cycle.js";
 import { classifyTemplateReference, templateReferences } from "./template-references.js";
 import type { JsonValue, WorkflowAction, WorkflowDefinition, WorkflowStep } from "./workflow-definition.js";
 import type { WorkflowFile, WorkflowFileStep } from "./workflow-definition-schema.js";

@@ -1,5 +1,5 @@
 /**
- * The first dependency cycle among the steps, as the ids along it with the first repeated at the end
+ * The first dependency cycle among the steps (or work items), as the ids along it with the first repeated at the end
  * (`[a, b, a]`: a depends on b, which depends on a), or null when there is none. Depth-first in array order, so
  * the same file always names the same cycle. Unknown dependencies are ignored (reported elsewhere).
  */

@@ -167,14 +167,27 @@ async function executeFrozen(
   const stop = new AbortController();
   const onAbort = () => stop.abort();
   options.signal?.addEventListener("abort", onAbort, { once: true });
+  // A tool server that fails (an MCP server that exits or cannot be reached) fails the item: what the agent did
+  // with it is unknown. The run stops there. A tool error the agent can get past (a refused path, a call it makes
+  // again with other input) is only data for it, as in any run: admission and the test gate judge the result.
+  let failedServerTool: string | null = null;
+  // The name a call was made with, by call id (an ended call's event names the tool as its source knows it).
+  const calledNames = new Map<string, string>();
   const onEvent = (event: CharterEvent) => {
     if (event.type === "tool_call_started" && !builtInTools.has(event.name)) {
+      calledNames.set(event.callId, event.name);
       requestedOps++;
       if (requestedOps > limits.max_tool_ops && !overBudget) {
         overBudget = true;
         stop.abort();
       }
-    } else if (event.type === "tool_call_ended" && !builtInTools.has(event.name)) executedOps++;
+    } else if (event.type === "tool_call_ended" && !builtInTools.has(event.name)) {
+      executedOps++;
+      if (event.errorCode === "MCP_SERVER_FAILED" && failedServerTool === null) {
+        failedServerTool = calledNames.get(event.callId) ?? event.name;
+        stop.abort();
+      }
+    }
   };
 
   let agentResult: AIAgentResult | null = null;
@@ -228,6 +241,8 @@ async function executeFrozen(
     } else if (overBudget) {
       status = "denied";
       denialReason = `Exceeded max tool ops: ${requestedOps} > ${limits.max_tool_ops}`;
+    } else if (failedServerTool !== null) {
+      error = `A tool server failed during the item: ${failedServerTool} ended MCP_SERVER_FAILED`;
     } else if (agentResult.outcome === "FAILED_TIMEOUT") {
       status = "timeout";
       error = `Timed out: the work item's timeout_ms ${limits.timeout_ms} passed during the agent's run`;

@@ -2,6 +2,7 @@ import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ScriptedOpenAIServer } from "../../src/testing/scripted-openai-server.js";
+import { delayStep } from "../../src/testing/scripted-openai-step.js";
 import { stateHash, workingTreeListing } from "../../src/work/state-listing.js";
 import type { WorkReceipt } from "../../src/work/work-receipt.js";
 import { openWorkRepository } from "../../src/work/work-repository.js";
@@ -174,6 +175,52 @@ describe("charter work run", () => {
     expect(result?.status).toBe("timeout");
     expect(exitCode).toBe(1);
     expect(await hashOf(root)).toBe(beforeHash);
+  });
+
+  it("timeout: an agent's run that outlives timeout_ms is stopped, ends as timeout and rolls back", async () => {
+    const root = await gitRepository({ "a.txt": "a\n" });
+    const work = await setup(
+      [
+        call("workspace__write_file", { path: "a.txt", content: "half-done\n" }),
+        call("workspace__write_file", { path: "new.txt", content: "new\n" }),
+        // The model never answers again within the item's time.
+        delayStep(3_600_000, report("too late")),
+      ],
+      { id: "slow-agent", constraints: { timeout_ms: 3000 } },
+    );
+    const beforeHash = await hashOf(root);
+    const { exitCode, result } = await work.run(root);
+    expect(result?.status).toBe("timeout");
+    expect(result?.error).toBe("Timed out: the work item's timeout_ms 3000 passed during the agent's run");
+    expect(exitCode).toBe(1);
+    // What the agent had done by then is what the receipt records, and what was rolled back.
+    expect(result?.modified_files).toEqual([join(root, "a.txt")]);
+    expect(result?.created_files).toEqual([join(root, "new.txt")]);
+    expect(result?.output_hash).toBe(beforeHash);
+    expect(await hashOf(root)).toBe(beforeHash);
+    expect(await readFile(join(root, "a.txt"), "utf8")).toBe("a\n");
+    await expect(stat(join(root, "new.txt"))).rejects.toThrow();
+    expect(git(root, "status", "--porcelain")).toBe("");
+    const receipt = await receiptOf(result?.receipt_path ?? "");
+    expect(receipt).toMatchObject({ status: "timeout", output_hash: beforeHash });
+    expect(receipt.after_hash).not.toBe(beforeHash);
+  });
+
+  it("a tool error the agent gets past (a refused path, then the right one) does not fail the item", async () => {
+    const root = await gitRepository({ "a.txt": "a\n" });
+    const work = await setup(
+      [
+        call("workspace__write_file", { path: "../outside.txt", content: "x\n" }),
+        call("workspace__write_file", { path: "a.txt", content: "b\n" }),
+        report("done"),
+      ],
+      { id: "recovers" },
+    );
+    const { exitCode, result } = await work.run(root);
+    expect(result?.status).toBe("success");
+    expect(exitCode).toBe(0);
+    expect(result?.metrics.tool_ops_count).toBe(2);
+    expect(result?.modified_files).toEqual([join(root, "a.txt")]);
   });
 
   it("a tool error the agent cannot get past ends as failure with rollback (the run did not succeed)", async () => {

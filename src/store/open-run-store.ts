@@ -27,6 +27,26 @@ export interface OpenRunStoreOptions extends RunStoreLocationInput {
   readonly tenantId?: string | null;
 }
 
+// SQLite migrations of this process, by database path: one at a time. Kysely's migrator takes no lock on SQLite and
+// runs each migration as a transaction across awaits, while better-sqlite3 waits for another connection's lock
+// synchronously, so two of them meeting in one process (a work plan's parallel runs opening a new store) would block
+// each other until one fails. Between processes SQLite's own locking (busy_timeout) is enough.
+const sqliteMigrations = new Map<string, Promise<unknown>>();
+
+function migrateOneAtATime<T>(path: string, migrate: () => Promise<T>): Promise<T> {
+  const previous = sqliteMigrations.get(path) ?? Promise.resolve();
+  const next = previous.then(migrate, migrate);
+  const settled = next.then(
+    () => undefined,
+    () => undefined,
+  );
+  sqliteMigrations.set(path, settled);
+  void settled.then(() => {
+    if (sqliteMigrations.get(path) === settled) sqliteMigrations.delete(path);
+  });
+  return next;
+}
+
 /**
  * Opens the run store named by the options (see resolveRunStoreLocation: `url`, `path`,
  * `CHARTER_DATABASE_URL`, then `~/.charter/charter.db`) and migrates it to this Charter's schema.
@@ -50,7 +70,11 @@ export async function openRunStore(options: OpenRunStoreOptions): Promise<RunSto
       schema = opened.schema;
       runner = createKyselyTransactionRunner(database);
     }
-    const schemaVersion = await migrateRunStore(database, schema !== undefined ? { schema } : {});
+    const opened = database;
+    const schemaVersion =
+      location.backend === "sqlite"
+        ? await migrateOneAtATime(location.path, () => migrateRunStore(opened))
+        : await migrateRunStore(database, schema !== undefined ? { schema } : {});
     return createKyselyRunStore({
       database,
       runner,

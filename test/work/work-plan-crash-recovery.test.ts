@@ -26,7 +26,7 @@ interface PlanRecovery {
   worktreesRemoved: string[];
 }
 
-describe("a plan killed mid-level", { timeout: 120_000 }, () => {
+describe("a plan killed mid-level", { timeout: 240_000 }, () => {
   it("kill -9 while a level's items work in their worktrees, then work recover: HEAD at the last applied item, worktrees removed, interrupted receipts in id order", async () => {
     const root = await gitRepository({ "a.txt": "a\n" });
     const bChanged = barrier();

@@ -32,7 +32,7 @@ function byId(results: readonly WorkPlanItemResult[]): Record<string, WorkPlanIt
 }
 
 // Each item starts a run (and the replay a process or two): slower than the default timeout on a busy machine.
-describe("charter work plan", { timeout: 120_000 }, () => {
+describe("charter work plan", { timeout: 240_000 }, () => {
   it("runs three levels; the two items of level 0 overlap (each held until the other has asked); commits in id order; receipts chained, verified and replayable", async () => {
     const root = await gitRepository({ "README.md": "readme\n" });
     // A barrier each way: a's first answer waits for b's first request and b's for a's. Run one after the other,

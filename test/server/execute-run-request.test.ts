@@ -1,3 +1,5 @@
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { deterministicEnvironment } from "../../src/foundation/environment.js";
 import { acceptRunRequest } from "../../src/server/execution/accept-run-request.js";
@@ -200,6 +202,8 @@ describe("executeRunRequest", () => {
     const stopped = await executeRunRequest(request, context);
     expect(stopped.status).toBe("awaiting_approval");
     expect(workspace.tools.requests).toEqual([]);
+    // The same run handed out again (a queue retrying its job) is left to the execution that stored it.
+    expect((await executeRunRequest(request, context)).status).toBe("suspended");
     const tenant = testStore.store.forTenant("acme");
     expect(types(await tenant.readRunEvents(request.runId))).toEqual([
       "REQUESTED",
@@ -328,5 +332,72 @@ describe("executeRunRequest", () => {
     const events = await testStore.store.forTenant("acme").readRunEvents(request.runId);
     expect(events[1]?.data).toMatchObject({ agent: "standard", provider: "tenantlocal", model: "big" });
     expect((workspace.model.requests[0]!.body as { model: string }).model).toBe("big");
+  });
+
+  it("resumes a conversation's run under its own prompt and the role's tool classes it started with", async () => {
+    workspace = await serverWorkspace({
+      frontmatter: "\nabilities: [billing]",
+      respond: (request) => {
+        const messages = wireMessages(request);
+        if (
+          messages.some((message) => message.content === "Check the invoice totals.") &&
+          messages.length <= 2
+        )
+          return reportStep("totals are fine");
+        const answered = toolAnswers(request);
+        if (answered === 0)
+          return {
+            kind: "tool_calls",
+            calls: [{ id: "rm", name: "rest__remove", arguments: { key: "gamma" } }],
+          };
+        if (answered === 1)
+          return {
+            kind: "tool_calls",
+            calls: [{ id: "wr", name: "rest__record", arguments: { key: "gamma" } }],
+          };
+        return reportStep("done");
+      },
+    });
+    await mkdir(join(workspace.directory, "abilities"));
+    await writeFile(
+      join(workspace.directory, "abilities", "billing.md"),
+      "---\nid: billing\nkeywords: [invoice]\n---\nInvoices are issued monthly.\n",
+    );
+    testStore = await sqliteTestStore(workspace.directory);
+    // While the run waits, the role's classes change: the run keeps those it started with (read and delete only).
+    let classes: readonly ("read_only" | "idempotent" | "write" | "delete")[] = ["read_only", "delete"];
+    const context = executionContext(workspace, testStore.store, { roleToolClasses: () => classes });
+    const first = runRequest({ conversationId: "billing-chat", prompt: "Check the invoice totals." });
+    await acceptRunRequest(first, context);
+    expect((await executeRunRequest(first, context)).status).toBe("completed");
+    const second = runRequest({ conversationId: "billing-chat", prompt: "Remove gamma." });
+    await acceptRunRequest(second, context);
+    expect((await executeRunRequest(second, context)).status).toBe("awaiting_approval");
+    classes = ["read_only", "idempotent", "write", "delete"];
+    const decided = await continueRunRequest(
+      second,
+      {
+        kind: "decision",
+        decision: {
+          runId: second.runId,
+          requestId: "req_yes",
+          tenantId: "acme",
+          userId: "boss",
+          role: "operator",
+          correlationId: second.correlationId,
+          approve: ["rm"],
+          deny: [],
+        },
+      },
+      context,
+    );
+    // The resume rebuilt the run's contract from its own prompt (the abilities it chose), not the conversation's first.
+    expect(decided.result?.error ?? null).toBeNull();
+    expect(decided.status).toBe("completed");
+    expect(workspace.tools.requests.map((sent) => sent.method)).toEqual(["DELETE"]);
+    const events = await testStore.store.forTenant("acme").readRunEvents(second.runId);
+    expect(
+      events.filter((event) => event.type === "TOOL_CALL").map((event) => event.data.error_code),
+    ).toEqual([null, "TOOL_PERMISSION_DENIED"]);
   });
 });

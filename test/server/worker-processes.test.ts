@@ -60,7 +60,7 @@ function startWorkerProcess(space: ServerWorkspace, store: TestStore): WorkerPro
       "--concurrency",
       "2",
       "--lease",
-      "1500ms",
+      "3s",
       "--poll",
       "100ms",
     ],

@@ -53,11 +53,15 @@ export type RunContinuation =
 
 const builtInTools: ReadonlySet<string> = new Set(["final_report", "tool_output"]);
 
-/** Error codes of a run that another execution continues: nothing is recorded for them. */
+/**
+ * Why a run that another execution has (started it first, resumed it first, wrote to it first) stopped here: the
+ * store's fences, met by two processes racing for one run. Nothing is recorded for them: the run is the other's.
+ */
 const lostRaceReasons: ReadonlySet<unknown> = new Set([
   "concurrent_resume",
   "chain_mismatch",
   "run_not_running",
+  "run_exists",
 ]);
 
 /**
@@ -100,6 +104,8 @@ export async function executeRunRequest(
     );
     return lifecycle.finish(result, null);
   }
+  // Stored already: another execution started it (a queue that handed it out twice); it is that execution's.
+  if ((await store.getRun(request.runId)) !== null) return { status: "suspended", result: null };
   const prompt = request.prompt ?? canonicalJson(request.input ?? null);
   const history =
     request.conversationId === null
@@ -260,10 +266,7 @@ function createLifecycleRecorder(
     },
     async finish(result, routing) {
       const code = result.error?.code ?? null;
-      if (
-        code === "RUN_CONFLICT" ||
-        (code === "RUN_NOT_RESUMABLE" && lostRaceReasons.has(result.error?.details?.reason))
-      ) {
+      if (code === "RUN_CONFLICT" || lostRaceReasons.has(result.error?.details?.reason)) {
         // Another process continues the run: its events are that process's to record.
         await recorder.flush();
         return { status: "suspended", result };

@@ -52,18 +52,7 @@ interface WorkerProcess {
 function startWorkerProcess(space: ServerWorkspace, store: TestStore): WorkerProcess {
   const child = spawn(
     process.execPath,
-    [
-      charterBinary,
-      "worker",
-      "--store",
-      store.url,
-      "--concurrency",
-      "2",
-      "--lease",
-      "3s",
-      "--poll",
-      "100ms",
-    ],
+    [charterBinary, "worker", "--store", store.url, "--concurrency", "2", "--lease", "3s", "--poll", "100ms"],
     {
       cwd: space.directory,
       env: { ...process.env, HOME: space.directory, CHARTER_DATABASE_URL: "" },

@@ -1,4 +1,4 @@
-import type { RunRequestRecord, UnsettledRunRequest } from "../../store/run-event-records.js";
+import type { UnsettledRunRequest } from "../../store/run-event-records.js";
 import type { RunOwner } from "../../store/run-record.js";
 import { continueRunRequest, executeRunRequest, type RunExecutionOutcome } from "./execute-run-request.js";
 import type { RunExecutionContext } from "./run-execution-context.js";
@@ -157,29 +157,45 @@ export class RunWorkerPool {
     options: { readonly startUnstarted: boolean },
   ): Promise<RunTask | null> {
     const store = this.#options.context.store.forTenant(unsettled.tenantId);
+    const run = unsettled.run;
+    // Decided from the listing first: most unsettled runs are running under a live owner and cost nothing more.
+    const action =
+      run === null
+        ? options.startUnstarted
+          ? "start"
+          : null
+        : run.status === "running"
+          ? run.heartbeatAt !== null && run.heartbeatAt < heartbeatBefore
+            ? "takeover"
+            : null
+          : unsettled.cancelRequestedAt !== null
+            ? "cancelled"
+            : run.status === "interrupted"
+              ? "resume"
+              : run.status === "completed" || run.status === "failed"
+                ? "record_end"
+                : null;
+    if (action === null) return null;
     const record = await store.getRunRequest(unsettled.runId);
     if (record === null) return null;
     const request = record.request as RunRequest;
-    const run = unsettled.run;
-    if (run === null) {
-      if (!options.startUnstarted) return null;
-      return { kind: "start", request };
+    switch (action) {
+      case "start":
+        return { kind: "start", request };
+      case "takeover":
+        // Whoever changes the owner first takes the run; the others find its heartbeat fresh.
+        return (await store.takeOverRun(unsettled.runId, { owner, heartbeatBefore }))
+          ? { kind: "takeover", request }
+          : null;
+      case "cancelled":
+        await recordCancelledRun(store, record, this.#options.context);
+        return null;
+      case "resume":
+        return { kind: "takeover", request };
+      case "record_end":
+        await recordStoppedRunEnd(store, record, this.#options.context);
+        return null;
     }
-    if (run.status === "running") {
-      if (run.heartbeatAt === null || run.heartbeatAt >= heartbeatBefore) return null;
-      // Whoever changes the owner first takes the run; the others find its heartbeat fresh.
-      if (!(await store.takeOverRun(unsettled.runId, { owner, heartbeatBefore }))) return null;
-      return { kind: "takeover", request };
-    }
-    if (unsettled.cancelRequestedAt !== null && run.status !== "running") {
-      await recordCancelledRun(store, record, this.#options.context);
-      return null;
-    }
-    if (run.status === "interrupted") return { kind: "takeover", request };
-    if (run.status === "completed" || run.status === "failed") {
-      await recordStoppedRunEnd(store, record as RunRequestRecord, this.#options.context);
-    }
-    return null;
   }
 
   /** Stops taking runs, stops the running ones at their next checkpoint, and resolves once they have stopped. */

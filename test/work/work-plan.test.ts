@@ -2,6 +2,8 @@ import { execFileSync } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { systemEnvironment } from "../../src/foundation/environment.js";
+import { openRunStore } from "../../src/store/open-run-store.js";
 import type { ScriptedOpenAIServer } from "../../src/testing/scripted-openai-server.js";
 import type { WorkPlanItemResult } from "../../src/work/work-plan-result.js";
 import type { WorkRunResult } from "../../src/work/work-run-result.js";
@@ -174,6 +176,18 @@ describe("charter work plan", { timeout: 240_000 }, () => {
     expect(receipt.after_hash).not.toBe(receipt.before_hash);
     const verified = await cli(["work", "verify", receipt.receipt_id, "--repo", root, "--json"]);
     expect(JSON.parse(verified.stdout)).toMatchObject({ ok: true });
+    // Both receipts are in the run store too (the default one, for the default tenant), as written.
+    const store = await openRunStore({ environment: systemEnvironment });
+    try {
+      const stored = await store.listWorkReceipts({ repository: root });
+      expect(stored.map((entry) => [entry.workItemId, entry.status])).toEqual([
+        ["first", "success"],
+        ["second", "conflict"],
+      ]);
+      expect(stored[1]?.receipt).toEqual(receipt);
+    } finally {
+      await store.close();
+    }
   });
 
   it("a dependency cycle is refused before anything runs, naming it (exit 4)", async () => {
@@ -192,6 +206,23 @@ describe("charter work plan", { timeout: 240_000 }, () => {
     expect(plan.server.requests).toHaveLength(0);
     expect(await hashOf(root)).toBe(before);
     expect(git(root, "worktree", "list").split("\n")).toHaveLength(1);
+  });
+
+  it("prints each item and the plan's status as text; --max-parallel must be a whole number of at least 1", async () => {
+    const root = await gitRepository({ "a.txt": "a\n" });
+    const plan = await setup({ orphan: { item: { dependencies: ["ghost"] }, answers: [report("never")] } });
+    const refused = await cli(["work", "plan", plan.folder, "--repo", root, "--max-parallel", "0"]);
+    expect(refused.exitCode).toBe(4);
+    expect(refused.stderr).toContain("ARGUMENT_INVALID");
+    const text = await cli(["work", "plan", plan.folder, "--repo", root]);
+    expect(text.exitCode).toBe(1);
+    const lines = text.stdout.trimEnd().split("\n");
+    expect(lines[0]).toBe("blocked: work item orphan: Blocked: dependency ghost is not in the plan");
+    expect(lines[1]).toMatch(
+      new RegExp(`^plan plan_[0-9a-f]+: failure \\(1 blocked\\); HEAD ${git(root, "rev-parse", "HEAD")}$`),
+    );
+    expect(lines).toHaveLength(2);
+    expect(plan.server.requests).toHaveLength(0);
   });
 
   it("a missing dependency blocks the item and its dependents; the rest runs (exit 1)", async () => {

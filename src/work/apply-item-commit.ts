@@ -39,7 +39,8 @@ export async function mergeItemCommit(
 
 /**
  * Moves the working tree and index from `from` to `to` (`git read-tree -m -u`: only the files that differ are
- * written, and git refuses rather than overwrite a file the user changed), then the branch (or detached HEAD).
+ * written, and git refuses, changing nothing, rather than overwrite a file changed since), then the branch (or
+ * detached HEAD). When the branch cannot be moved, the files are moved back: either everything moved or nothing.
  */
 export async function advanceBranch(
   repository: WorkRepository,
@@ -51,5 +52,10 @@ export async function advanceBranch(
   // A file whose stat data is stale (touched, same content) would make read-tree refuse it as changed.
   await gitText(["update-index", "-q", "--refresh"], { cwd, acceptedExitCodes: [1] });
   await gitText(["read-tree", "-m", "-u", from, to], { cwd });
-  await gitText(["update-ref", "-m", `charter work plan: ${message}`, "HEAD", to, from], { cwd });
+  try {
+    await gitText(["update-ref", "-m", `charter work plan: ${message}`, "HEAD", to, from], { cwd });
+  } catch (error) {
+    await gitText(["read-tree", "-m", "-u", to, from], { cwd });
+    throw error;
+  }
 }

@@ -117,7 +117,7 @@ async function interruptedItemReceipt(
 }
 
 /** The working tree, HEAD and index exactly at the restore point (a clean state: the tree of its commit). */
-export async function restoreWorkingTree(
+async function restoreWorkingTree(
   repository: WorkRepository,
   restore: WorkPlanLockRecord["restore"],
 ): Promise<void> {

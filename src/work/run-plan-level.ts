@@ -9,7 +9,7 @@ import {
 import { addItemWorktree, removeItemWorktree } from "./item-worktree.js";
 import type { LoadedWorkItem } from "./load-work-item.js";
 import { savePendingPlanItem } from "./pending-plan-item.js";
-import { recoverInterruptedPlan, restoreWorkingTree } from "./recover-interrupted-plan.js";
+import { recoverInterruptedPlan } from "./recover-interrupted-plan.js";
 import { sealWorkItem } from "./seal-work-item.js";
 import { updateWorkLock, type WorkPlanLockRecord } from "./work-lock.js";
 import type { WorkPlanItemResult } from "./work-plan-result.js";
@@ -84,40 +84,69 @@ export async function runPlanLevel(level: PlanLevel): Promise<WorkPlanLockRecord
     if (failed !== undefined) throw failed.reason;
     return { ...record, pending: [] };
   }
-  let head = base;
+  const executed = settled.map((outcome) => (outcome as PromiseFulfilledResult<ExecutedWorkItem>).value);
+  const current = { record };
+  try {
+    await applyInIdOrder(level, current, executed);
+  } catch (error) {
+    // Whatever failed (git, the file system), the repository goes back to the last item applied and recorded.
+    await recoverInterruptedPlan(repository, current.record, {
+      environment: options.environment,
+      reason: `the plan stopped: ${error instanceof Error ? error.message : String(error)}`,
+      keep: level.keep,
+    });
+    throw error;
+  }
+  record = current.record;
+  for (const pending of record.pending) await removeItemWorktree(repository, pending.worktree);
+  record = { ...record, pending: [] };
+  await updateWorkLock(repository, record);
+  return record;
+}
+
+/**
+ * The level's admitted changes onto the branch in id order, each item's receipt written after it; `current.record`
+ * is moved before every step that changes the repository (see `recoverInterruptedPlan`).
+ */
+async function applyInIdOrder(
+  level: PlanLevel,
+  current: { record: WorkPlanLockRecord },
+  executed: readonly ExecutedWorkItem[],
+): Promise<void> {
+  const { repository } = level;
+  let head = current.record.restore.commit;
   const changedBy = new Map<string, string>();
-  for (const [index, outcome] of settled.entries()) {
-    const executed = (outcome as PromiseFulfilledResult<ExecutedWorkItem>).value;
-    let content = executed.content;
+  for (const [index, item] of executed.entries()) {
+    let content = item.content;
     if (content.status === "success" && content.commit !== null) {
       const merge = await mergeItemCommit(repository, head, content.commit);
       if (merge.kind === "conflict") {
         content = conflicted(content, merge.files, changedBy);
       } else {
-        record = {
-          ...record,
-          restore: { ...record.restore, commit: merge.commit },
-          pending: record.pending.map((pending, at) =>
+        current.record = {
+          ...current.record,
+          restore: { ...current.record.restore, commit: merge.commit },
+          pending: current.record.pending.map((pending, at) =>
             at === index ? { ...pending, applied_commit: merge.commit } : pending,
           ),
         };
-        await updateWorkLock(repository, record);
+        await updateWorkLock(repository, current.record);
         try {
           await advanceBranch(repository, head, merge.commit, content.work_item_id);
           head = merge.commit;
           for (const file of touched(content)) changedBy.set(file, content.work_item_id);
           content = { ...content, commit: merge.commit };
         } catch (error) {
-          // The working tree refused the change (a file changed under the plan): back to before this item.
-          record = {
-            ...record,
-            restore: { ...record.restore, commit: head },
-            pending: record.pending.map((pending, at) =>
+          // The working tree refused the change (a file it touches was changed while the plan ran): nothing moved,
+          // so the user's edit stays; the item is recorded as a conflict, as before this item.
+          current.record = {
+            ...current.record,
+            restore: { ...current.record.restore, commit: head },
+            pending: current.record.pending.map((pending, at) =>
               at === index ? { ...pending, applied_commit: null } : pending,
             ),
           };
-          await updateWorkLock(repository, record);
-          await restoreWorkingTree(repository, record.restore);
+          await updateWorkLock(repository, current.record);
           content = {
             ...content,
             status: "conflict",
@@ -128,13 +157,9 @@ export async function runPlanLevel(level: PlanLevel): Promise<WorkPlanLockRecord
         }
       }
     }
-    const sealed = await sealWorkItem(repository, { ...executed, content }, level.keep);
+    const sealed = await sealWorkItem(repository, { ...item, content }, level.keep);
     level.onResult(sealed.result);
   }
-  for (const pending of record.pending) await removeItemWorktree(repository, pending.worktree);
-  record = { ...record, pending: [] };
-  await updateWorkLock(repository, record);
-  return record;
 }
 
 function touched(content: WorkReceiptContent): string[] {

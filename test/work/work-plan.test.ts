@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { systemEnvironment } from "../../src/foundation/environment.js";
@@ -188,6 +188,37 @@ describe("charter work plan", { timeout: 240_000 }, () => {
     } finally {
       await store.close();
     }
+  });
+
+  it("a file of yours edited while the plan runs is never overwritten: the item touching it ends conflict, your edit stays", async () => {
+    const root = await gitRepository({ "a.txt": "a\n", "b.txt": "b\n" });
+    const plan = await setup({
+      edits: {
+        answers: async (turn) => {
+          // While the agent works in its worktree, you edit the same file in your working tree.
+          if (turn === 0) await writeFile(join(root, "a.txt"), "my edit\n");
+          return turn === 0
+            ? call("workspace__write_file", { path: "a.txt", content: "agent\n" })
+            : report("Changed a");
+        },
+      },
+      other: {
+        answers: [call("workspace__write_file", { path: "b.txt", content: "other\n" }), report("Changed b")],
+      },
+    });
+    const start = git(root, "rev-parse", "HEAD");
+    const { exitCode, result } = await plan.run(root);
+    const items = byId(result?.results ?? []);
+    expect(items.edits?.status).toBe("conflict");
+    expect(ran(items.edits).error).toMatch(
+      /^Conflict: its change could not be applied to the working tree: /,
+    );
+    expect(items.other?.status).toBe("success");
+    expect(exitCode).toBe(1);
+    expect(await readFile(join(root, "a.txt"), "utf8")).toBe("my edit\n");
+    expect(await readFile(join(root, "b.txt"), "utf8")).toBe("other\n");
+    expect(git(root, "log", "--format=%s", `${start}..HEAD`)).toBe("other: Changed b");
+    expect(git(root, "status", "--porcelain")).toBe("M a.txt");
   });
 
   it("a dependency cycle is refused before anything runs, naming it (exit 4)", async () => {

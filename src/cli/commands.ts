@@ -4,6 +4,7 @@ import { conformanceCommand } from "./conformance-command.js";
 import { demoCommand } from "./demo-command.js";
 import { doctorCommand } from "./doctor-command.js";
 import { initCommand } from "./init-command.js";
+import { keysCommand } from "./keys-command.js";
 import { replayCommand } from "./replay-command.js";
 import { resumeCommand } from "./resume-command.js";
 import { runCommand } from "./run-command.js";
@@ -31,5 +32,6 @@ export const commands: readonly CommandDeclaration[] = [
   conformanceCommand,
   serveCommand,
   workerCommand,
+  keysCommand,
   demoCommand,
 ];

@@ -17,6 +17,13 @@ const flags = {
     default: "8787",
     description: "The TCP port to listen on (0: any free port; the address printed says which).",
   },
+  workers: {
+    type: "string",
+    valueName: "N",
+    default: "2",
+    description:
+      "How many runs this process executes at once; more wait in the queue, stored. 0 (PostgreSQL only): serve the API alone, charter worker executes the runs.",
+  },
   config: sharedFlags.config,
   store: sharedFlags.store,
 } as const;
@@ -26,13 +33,13 @@ export const serveCommand = defineCommand({
   name: "serve",
   summary: "Serve the HTTP API (runs for several tenants, with keys and roles)",
   description:
-    "serve starts the HTTP API and prints the address it listens on (`charter serve: listening on http://127.0.0.1:8787`). It serves /healthz, /readyz (the run store is reachable) and the OpenAPI document at /openapi.json. It stops on SIGINT or SIGTERM: no new requests, those under way finish, exit 0.",
+    "serve starts the HTTP API and prints the address it listens on (`charter serve: listening on http://127.0.0.1:8787`). It serves the runs API under /v1 (keys from charter keys, or JWTs), /healthz, /readyz (the run store is reachable) and the OpenAPI document at /openapi.json, and executes the runs it accepts with --workers workers (with a PostgreSQL store, through its queue, beside any charter worker). It stops on SIGINT or SIGTERM: no new runs, running turns reach their next checkpoint (the next server to start continues them), requests under way finish, exit 0.",
   positionals: [],
   flags,
   examples: [
     "charter serve",
     "charter serve --host 0.0.0.0 --port 8080 --store postgres://charter@db/charter",
-    "charter serve --config server.charter.json",
+    "charter serve --config server.charter.json --workers 4",
   ],
   run: serve,
 });
@@ -42,6 +49,16 @@ async function serve(
   values: FlagValues<typeof flags>,
   streams: CliStreams,
 ): Promise<number> {
+  const workers = Number(values.workers ?? "2");
+  if (!Number.isInteger(workers) || workers < 1) {
+    throw new CharterError(
+      "ARGUMENT_INVALID",
+      `--workers must be a whole number of at least 1, not '${values.workers}'`,
+      {
+        details: { argument: "workers", value: values.workers ?? null },
+      },
+    );
+  }
   const port = Number(values.port ?? "8787");
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new CharterError(
@@ -57,6 +74,9 @@ async function serve(
   const server = await startServer({
     host: values.host ?? "127.0.0.1",
     port,
+    workers,
+    onError: (error) =>
+      streams.stderr.write(`charter serve: ${error instanceof Error ? error.message : String(error)}\n`),
     ...(values.config !== undefined ? { configPath: values.config } : {}),
     ...(values.store !== undefined ? { store: values.store } : {}),
     ...(streams.binaryDirectory !== undefined ? { binaryDirectory: streams.binaryDirectory } : {}),

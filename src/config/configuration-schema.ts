@@ -5,6 +5,7 @@ import { pricingLayerSchema, pricingSchema } from "./pricing-configuration-schem
 import { providerSchema, providerShape } from "./provider-configuration-schema.js";
 import { queueReferenceIssues, queueSchema, queueShape } from "./queue-configuration-schema.js";
 import { restToolNameSchema, restToolSchema, restToolShape } from "./rest-tool-configuration-schema.js";
+import { serverLayerSchema, serverSchema } from "./server-configuration-schema.js";
 
 export type { McpServerConfiguration } from "./mcp-server-configuration-schema.js";
 export {
@@ -63,6 +64,7 @@ export const configurationLayerSchema = z
     abilitiesDir: abilitiesDirectorySchema.optional(),
     defaults: agentSettingsSchema.optional(),
     agentsDir: agentsDirectorySchema.nullable().optional(),
+    server: serverLayerSchema.optional(),
   })
   .strict();
 
@@ -80,6 +82,8 @@ export const configurationSchema = z
     abilitiesDir: abilitiesDirectorySchema.default("./abilities"),
     defaults: agentSettingsSchema.default({}),
     agentsDir: agentsDirectorySchema.nullable().default(null),
+    /** `charter serve`: JWT verification, the client address behind a proxy. */
+    server: serverSchema.default({}),
   })
   .strict()
   .superRefine((configuration, context) => {

@@ -1,20 +1,27 @@
 import { readFileSync } from "node:fs";
 import swagger from "@fastify/swagger";
 import Fastify, { type FastifyInstance } from "fastify";
+import type { ServerConfiguration } from "../config/server-configuration-schema.js";
+import { CharterError } from "../foundation/charter-error.js";
 import { type RuntimeEnvironment, systemEnvironment } from "../foundation/environment.js";
 import type { RunStore } from "../store/run-store.js";
 import type { RunDispatcher } from "./execution/run-dispatcher.js";
 import { errorResponse, errorResponseOf } from "./http/error-response.js";
 import { errorSchema } from "./http/error-schema.js";
 import { healthRoutes } from "./http/health-routes.js";
+import { keyRoutes } from "./http/key-routes.js";
 import { openApiRoutes } from "./http/openapi-routes.js";
-
-declare module "fastify" {
-  interface FastifyContextConfig {
-    /** The route answers without credentials (health, the OpenAPI document). */
-    readonly public?: boolean;
-  }
-}
+import { runRoutes } from "./http/run-routes.js";
+import { tenantConfigurationRoutes } from "./http/tenant-configuration-routes.js";
+import "./http/request-identity.js";
+import { createAuthenticator } from "./identity/authenticate-request.js";
+import { createJwtVerifier } from "./identity/jwt-verifier.js";
+import { roleMayDo } from "./identity/server-permissions.js";
+import {
+  createTenantScopeViolations,
+  type TenantScopeViolations,
+  type ViolationLimits,
+} from "./identity/tenant-scope-violations.js";
 
 export interface CreateServerOptions {
   /**
@@ -24,13 +31,12 @@ export interface CreateServerOptions {
   readonly store: RunStore;
   /** Where accepted runs go to be executed; routes that start or steer runs need it. */
   readonly dispatcher?: RunDispatcher;
-  /** Clock and ids (request ids, run ids); default the system's. */
+  /** The configuration's `server` section: JWT verification (`auth.jwt`), `trustProxy`. */
+  readonly configuration?: ServerConfiguration;
+  /** Clock and ids (request ids, run ids, the JWT clock, blocks); default the system's. */
   readonly environment?: RuntimeEnvironment;
-  /**
-   * Trust `X-Forwarded-For` for the client address (behind a reverse proxy); default false: the address is the
-   * connection's.
-   */
-  readonly trustProxy?: boolean;
+  /** When attempts at other tenants' data block an address; default 5 within an hour block it for 5 minutes. */
+  readonly violationLimits?: ViolationLimits;
 }
 
 /** A Charter server, built and ready to listen. */
@@ -54,9 +60,21 @@ const packageVersion = (
  */
 export async function createServer(options: CreateServerOptions): Promise<CharterServer> {
   const environment = options.environment ?? systemEnvironment;
+  const { store } = options;
+  const jwtConfiguration = options.configuration?.auth?.jwt;
+  const authenticate = createAuthenticator({
+    store,
+    jwt: jwtConfiguration === undefined ? null : createJwtVerifier(jwtConfiguration, environment),
+  });
+  const violations: TenantScopeViolations = createTenantScopeViolations({
+    store,
+    environment,
+    ...(options.violationLimits !== undefined ? { limits: options.violationLimits } : {}),
+  });
   const app = Fastify({
     logger: false,
-    trustProxy: options.trustProxy ?? false,
+    // Behind a proxy the server trusts, the client address is the one it forwards (X-Forwarded-For).
+    trustProxy: options.configuration?.trustProxy ?? false,
     genReqId: () => environment.newId("req"),
     ajv: {
       // A field the API does not know is refused (the route's schema says `additionalProperties: false`), never
@@ -65,9 +83,38 @@ export async function createServer(options: CreateServerOptions): Promise<Charte
     },
   });
   app.addSchema(errorSchema);
+  app.decorateRequest("identity", null);
   app.setErrorHandler((error, _request, reply) => {
     const response = errorResponseOf(error);
+    const retryAfter = response.body.error.details.retryAfterSeconds;
+    if (typeof retryAfter === "number") reply.header("retry-after", String(retryAfter));
     return reply.status(response.status).send(response.body);
+  });
+  // Every route but the public ones: a blocked address is refused first, then the caller is authenticated, then
+  // its role must allow what the route does. A path no route serves is answered 404 by the not-found handler.
+  app.addHook("onRequest", async (request) => {
+    const config = request.routeOptions.config;
+    if (request.routeOptions.url === undefined || config.public === true) return;
+    const blockedUntil = violations.blockedUntil(request.ip);
+    if (blockedUntil !== null) {
+      throw new CharterError(
+        "CLIENT_BLOCKED",
+        "this address is blocked for a while after repeated requests for other tenants' data",
+        { details: { retryAfterSeconds: Math.ceil((blockedUntil - environment.now()) / 1000) } },
+      );
+    }
+    const identity = await authenticate(request.headers.authorization);
+    request.identity = identity;
+    const permission = config.permission;
+    if (permission !== undefined && !roleMayDo(identity.role, permission)) {
+      throw new CharterError(
+        "PERMISSION_DENIED",
+        `the role ${identity.role} may not do this (${permission})`,
+        {
+          details: { role: identity.role, permission },
+        },
+      );
+    }
   });
   app.setNotFoundHandler((request, reply) => {
     const response = errorResponse(
@@ -104,6 +151,14 @@ export async function createServer(options: CreateServerOptions): Promise<Charte
   });
   await app.register(healthRoutes, { store: options.store });
   await app.register(openApiRoutes);
+  await app.register(keyRoutes, { store, environment, violations });
+  await app.register(runRoutes, {
+    store,
+    environment,
+    violations,
+    ...(options.dispatcher !== undefined ? { dispatcher: options.dispatcher } : {}),
+  });
+  await app.register(tenantConfigurationRoutes, { store, environment });
   await app.ready();
 
   return {

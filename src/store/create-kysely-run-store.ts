@@ -2,8 +2,10 @@ import type { Kysely } from "kysely";
 import type { CharterError } from "../foundation/charter-error.js";
 import type { RuntimeEnvironment } from "../foundation/environment.js";
 import type { TranscriptHeader } from "../transcript/transcript-entry.js";
+import { createApiKeyAccess } from "./api-key-access.js";
 import type { CommitBatch, RunFinish } from "./commit-batch.js";
 import { exportStoredRun } from "./export-stored-run.js";
+import { createIdempotencyKeyAccess } from "./idempotency-key-access.js";
 import { importRunExport } from "./import-run-export.js";
 import { createRunEventAccess } from "./run-event-access.js";
 import {
@@ -19,12 +21,14 @@ import { type RunStatus, runStatuses } from "./run-record.js";
 import { createRunRecordsAccess } from "./run-records-access.js";
 import { type RunSummaryRow, runSummaryColumns, toRunRecord, toRunSummary } from "./run-row.js";
 import type { RunStore, RunStoreBackend } from "./run-store.js";
+import { createSecurityEventAccess } from "./security-event-access.js";
 import type { TransactionRunner } from "./statement-program.js";
 import type { StoreDatabase } from "./store-database.js";
 import { runNotFound, storeError, toStoreError } from "./store-errors.js";
 import { createStoreGuard } from "./store-guard.js";
 import { storeRecordVersion } from "./store-record-version.js";
 import { createStoreStatements } from "./store-statements.js";
+import { createTenantConfigurationAccess } from "./tenant-configuration-access.js";
 import { createTenantScope } from "./tenant-scope.js";
 import { tenantScopedRecords } from "./tenant-scoped-records.js";
 import { createToolCacheAccess } from "./tool-cache-access.js";
@@ -392,6 +396,27 @@ export function createKyselyRunStore(options: KyselyRunStoreOptions): RunStore {
       ...createToolCacheAccess(database, guard, environment, tenantId),
       ...createWorkReceiptAccess(database, guard, tenantId),
       ...createRunEventAccess(database, runner, guard, tenantId, () => environment.now()),
+      ...createApiKeyAccess(database, guard, tenantId),
+      ...createIdempotencyKeyAccess(database, guard, tenantId),
+      ...createSecurityEventAccess(database, guard, tenantId),
+      ...createTenantConfigurationAccess(database, guard, tenantId),
+
+      findRunTenant: (runId) =>
+        guard("findRunTenant", { runId }, async () => {
+          const row =
+            (await database
+              .selectFrom("charter_runs")
+              .select("tenant_id")
+              .where("run_id", "=", runId)
+              .executeTakeFirst()) ??
+            // A server's run accepted and not started yet has its request only.
+            (await database
+              .selectFrom("charter_run_requests")
+              .select("tenant_id")
+              .where("run_id", "=", runId)
+              .executeTakeFirst());
+          return row === undefined ? undefined : { tenantId: row.tenant_id };
+        }),
 
       close: closeStore,
     };

@@ -11,6 +11,15 @@ import type {
 import type { RunExport } from "./run-export.js";
 import type { NewRun, RunOwner, RunQuery, RunRecord, RunStatus, RunSummary } from "./run-record.js";
 import type {
+  ApiKeyInput,
+  IdempotencyClaim,
+  IdempotencyClaimResult,
+  SecurityEventInput,
+  StoredApiKey,
+  StoredSecurityEvent,
+  StoredTenantConfiguration,
+} from "./server-records.js";
+import type {
   CheckpointRecord,
   RunStoreStatistics,
   StoredEntryLine,
@@ -199,6 +208,53 @@ export interface RunStore {
     runId: string,
     takeOver: { readonly owner: RunOwner; readonly heartbeatBefore: number; readonly now?: number },
   ): Promise<boolean>;
+
+  /**
+   * The tenant a run (or a server's run request not started yet) is stored for, whichever tenant's view asks, or
+   * undefined when no tenant has the run. The one
+   * read of a run across tenants: the server tells a request for another tenant's run (a violation it records)
+   * from a mistaken id with it, and never answers with what it reads.
+   */
+  findRunTenant(runId: string): Promise<{ readonly tenantId: string | null } | undefined>;
+
+  /** Stores an API key (its hash) for the store's tenant; a store of the default tenant is refused. */
+  createApiKey(key: ApiKeyInput): Promise<void>;
+  /**
+   * An API key by its id, whatever its tenant (a key is what tells the server the tenant), or null; revoked keys
+   * included, with `revokedAt`.
+   */
+  findApiKey(keyId: string): Promise<StoredApiKey | null>;
+  /** The store's tenant's keys, oldest first, revoked ones included. */
+  listApiKeys(): Promise<StoredApiKey[]>;
+  /** Revokes a key of the store's tenant; false when the tenant has no such key not yet revoked. */
+  revokeApiKey(keyId: string, revokedAt: number): Promise<boolean>;
+
+  /**
+   * Claims an Idempotency-Key for the store's tenant: the first claim stores it (`claimed: true`); every later one,
+   * concurrent ones included, gets what the first stored. Unique in the database, not in a process.
+   */
+  claimIdempotencyKey(claim: IdempotencyClaim): Promise<IdempotencyClaimResult>;
+  /** Forgets a claim whose run could not be accepted, so a retry starts afresh (only the claim for that run). */
+  releaseIdempotencyKey(idempotencyKey: string, runId: string): Promise<void>;
+
+  /** Records a security event (a tenant scope violation) for the store's tenant, the caller's. */
+  recordSecurityEvent(event: SecurityEventInput): Promise<void>;
+  /** The store's tenant's security events, oldest first. */
+  listSecurityEvents(query?: {
+    readonly kind?: string;
+    readonly since?: number;
+  }): Promise<StoredSecurityEvent[]>;
+  /** How many events of a kind came from one client address since a time, every tenant's (to block an address). */
+  countSecurityEventsFromAddress(query: {
+    readonly clientAddress: string;
+    readonly kind: string;
+    readonly since: number;
+  }): Promise<number>;
+
+  /** Stores (replaces) the store's tenant's configuration document. */
+  putTenantConfiguration(configuration: unknown, updatedAt: number): Promise<void>;
+  /** The store's tenant's configuration document, or null when none is stored. */
+  getTenantConfiguration(): Promise<StoredTenantConfiguration | null>;
 
   /** Everything stored for a run, in the versioned export format (fixtures, backups, moving a run). */
   exportRun(runId: string): Promise<RunExport>;

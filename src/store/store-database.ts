@@ -18,6 +18,10 @@ export interface StoreDatabase {
   charter_work_receipts: WorkReceiptsTable;
   charter_run_requests: RunRequestsTable;
   charter_run_events: RunEventsTable;
+  charter_api_keys: ApiKeysTable;
+  charter_idempotency_keys: IdempotencyKeysTable;
+  charter_security_events: SecurityEventsTable;
+  charter_tenant_configurations: TenantConfigurationsTable;
 }
 
 /** A run a server accepted (schema 7): its request, its latest lifecycle state and its last event's number. */
@@ -47,6 +51,49 @@ export interface RunEventsTable {
   conversation_id: string | null;
   created_at: number;
   data_json: string;
+}
+
+/** The server's API keys (schema 8): the hash of each key, never the key. */
+export interface ApiKeysTable {
+  key_id: string;
+  v: number;
+  tenant_id: string;
+  user_id: string | null;
+  role: string;
+  name: string | null;
+  secret_hash: string;
+  created_at: number;
+  revoked_at: number | null;
+}
+
+/** A request's `Idempotency-Key` (schema 8), unique per tenant, bound to its body's hash and its run. */
+export interface IdempotencyKeysTable {
+  tenant_id: string;
+  idempotency_key: string;
+  v: number;
+  request_hash: string;
+  run_id: string;
+  created_at: number;
+}
+
+/** A security event (schema 8): a `tenant_scope_violation`, with the address it came from. */
+export interface SecurityEventsTable {
+  event_id: string;
+  v: number;
+  tenant_id: string;
+  kind: string;
+  client_address: string;
+  user_id: string | null;
+  details_json: string;
+  created_at: number;
+}
+
+/** One tenant's configuration document (schema 8). */
+export interface TenantConfigurationsTable {
+  tenant_id: string;
+  v: number;
+  configuration_json: string;
+  updated_at: number;
 }
 
 export interface WorkReceiptsTable {

@@ -103,6 +103,7 @@ describe("loadConfiguration layers", () => {
       abilitiesDir: "./abilities",
       defaults: {},
       agentsDir: null,
+      server: {},
     });
   });
 
@@ -184,6 +185,7 @@ describe("loadConfiguration layers", () => {
       abilitiesDir: "./abilities",
       defaults: { tools: ["files"], temperature: null, maxTurns: 20, output: { format: "json" } },
       agentsDir: null,
+      server: {},
     });
   });
 

@@ -46,6 +46,15 @@ describe('require("charter")', () => {
   });
 });
 
+describe('import("charter/server")', () => {
+  it("gives createServer, to serve the HTTP API from an application's own process", async () => {
+    const probe = `import("charter/server").then((server) => console.log(typeof server.createServer, typeof server.createInProcessRunDispatcher, typeof server.createApiKey));`;
+    const result = await nodeProcess(["--input-type=module", "-e", probe], { cwd: projectRoot });
+    expect(result.stderr).toBe("");
+    expect(result.stdout.trim()).toBe("function function function");
+  });
+});
+
 describe("zod", () => {
   it("is a peer dependency (one zod shared with the application), and the one Charter is developed against", () => {
     expect(manifest.dependencies.zod).toBeUndefined();

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -6,7 +6,8 @@ import { deterministicEnvironment } from "../../src/foundation/environment.js";
 import { type CharterServer, createServer } from "../../src/server/create-server.js";
 import { openRunStore } from "../../src/store/open-run-store.js";
 import type { RunStore } from "../../src/store/run-store.js";
-import { charterProcess } from "../cli/cli-harness.js";
+import { startScriptedOpenAIServer } from "../../src/testing/scripted-openai-server.js";
+import { charterProcess, localModelProvider } from "../cli/cli-harness.js";
 import { startServeProcess } from "./serve-process.js";
 
 let cleanups: (() => Promise<void>)[] = [];
@@ -80,7 +81,24 @@ describe("the server's own routes", () => {
       components: { schemas: Record<string, unknown> };
     };
     expect(document.openapi).toBe("3.1.0");
-    expect(Object.keys(document.paths)).toEqual(expect.arrayContaining(["/healthz", "/readyz"]));
+    expect(Object.keys(document.paths)).toEqual(
+      expect.arrayContaining([
+        "/healthz",
+        "/readyz",
+        "/v1/runs",
+        "/v1/runs/{id}",
+        "/v1/runs/{id}/transcript",
+        "/v1/runs/{id}/cancel",
+        "/v1/runs/{id}/approvals",
+        "/v1/keys",
+        "/v1/keys/{keyId}",
+        "/v1/tenant/config",
+      ]),
+    );
+    expect(Object.keys(document.paths["/v1/runs"]?.post?.responses ?? {})).toEqual(
+      expect.arrayContaining(["200", "202", "400", "401", "403", "404", "422", "429", "500"]),
+    );
+    expect(document.components.schemas.Run).toMatchObject({ type: "object" });
     expect(Object.keys(document.paths["/readyz"]?.get?.responses ?? {})).toEqual(["200", "503"]);
     expect(document.components.schemas.Error).toMatchObject({ required: ["error"] });
     // The document itself is not one of its paths.
@@ -104,7 +122,57 @@ describe("charter serve", () => {
     expect(served.output().stdout).toContain("charter serve: stopped");
   });
 
-  it("refuses a port that is not a port number, exit 4", async () => {
+  it("serves runs: a key from charter keys starts a run of a registry agent on the scripted model, wait: true", async () => {
+    const directory = await temporaryDirectory();
+    const model = await startScriptedOpenAIServer({ respond: () => ({ kind: "text", text: "served" }) });
+    cleanups.push(() => model.close());
+    await writeFile(
+      join(directory, ".charter.json"),
+      JSON.stringify({ providers: localModelProvider(model.baseUrl) }),
+    );
+    const { mkdir } = await import("node:fs/promises");
+    await mkdir(join(directory, "agents"));
+    await writeFile(
+      join(directory, "agents", "helper.md"),
+      "---\nmodels: [local/m]\ntoolPolicy: optional\nmaxTurns: 2\n---\nYou answer briefly.\n",
+    );
+    const store = `sqlite:${join(directory, "serve.db")}`;
+    const env = { HOME: directory };
+    const created = await charterProcess(
+      ["keys", "create", "--tenant", "acme", "--role", "operator", "--store", store],
+      {
+        cwd: directory,
+        env,
+      },
+    );
+    expect(created.exitCode, created.stderr).toBe(0);
+    const key = created.stdout.trim();
+    const served = await startServeProcess(["--port", "0", "--store", store, "--workers", "1"], {
+      cwd: directory,
+      env,
+    });
+    cleanups.push(async () => {
+      if (served.child.exitCode === null) await served.stop("SIGTERM");
+    });
+    const response = await fetch(`${served.address}/v1/runs`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ agent: "helper", prompt: "Say served.", wait: true }),
+    });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({
+      agent: "helper",
+      status: "completed",
+      lifecycle: "COMPLETED",
+      finalReport: expect.objectContaining({ content: "served" }),
+    });
+    expect(await served.stop("SIGTERM")).toBe(0);
+  });
+
+  it("refuses --workers 0 and a port that is not a port number, exit 4", async () => {
+    const workers = await charterProcess(["serve", "--workers", "0"]);
+    expect(workers.exitCode).toBe(4);
+    expect(workers.stderr).toContain("--workers 0 serves the API alone, which needs a PostgreSQL store");
     const run = await charterProcess(["serve", "--port", "99999"]);
     expect(run.exitCode).toBe(4);
     expect(run.stderr).toContain("--port must be a port number");

@@ -4,6 +4,7 @@ import { describeChainConformance } from "./conformance-chain.js";
 import { describeDurabilityConformance } from "./conformance-durability.js";
 import { describeRecordsConformance } from "./conformance-records.js";
 import { describeRunEventsConformance } from "./conformance-run-events.js";
+import { describeServerRecordsConformance } from "./conformance-server-records.js";
 import { describeTenantScopeConformance } from "./conformance-tenant-scope.js";
 import { describeWorkReceiptsConformance } from "./conformance-work-receipts.js";
 import type { RunStoreFactory, StoreUnderTest } from "./store-harness.js";
@@ -42,5 +43,6 @@ export function describeRunStoreConformance(backend: string, factory: RunStoreFa
     describeTenantScopeConformance(context);
     describeWorkReceiptsConformance(context);
     describeRunEventsConformance(context);
+    describeServerRecordsConformance(context);
   });
 }

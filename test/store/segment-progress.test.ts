@@ -64,6 +64,15 @@ function asSchema2(file: string, runId: string): void {
         newest.tools_used_json,
         runId,
       );
+    // Schema 8 first (the server's identity tables), then 7, 6, 5 and 4.
+    database.exec("drop table charter_tenant_configurations");
+    database.exec("drop index charter_security_events_tenant");
+    database.exec("drop index charter_security_events_address");
+    database.exec("drop table charter_security_events");
+    database.exec("drop table charter_idempotency_keys");
+    database.exec("drop index charter_api_keys_tenant");
+    database.exec("drop table charter_api_keys");
+    database.prepare("delete from charter_schema_migrations where name = ?").run("0008_server_identity");
     // Schema 7 first (the server's run requests and events), then 6 (the work receipts table), then 5 and 4 (each
     // added columns that schema 2 lacks, and is recorded after 0003).
     database.exec("drop table charter_run_events");

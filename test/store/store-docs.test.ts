@@ -36,7 +36,7 @@ describe("docs/store.md examples", () => {
   it("open-store: an empty SQLite store, migrated", async () => {
     expect(await runExample("open-store")).toMatchObject({
       backend: "sqlite",
-      schemaVersion: 7,
+      schemaVersion: 8,
       runs: [],
       statistics: { runs: 0, entries: 0 },
     });

@@ -59,6 +59,7 @@ export function errorResponse(
 /** One issue of a request that failed its route's schema, as Fastify reports it (Ajv's error plus where). */
 interface SchemaIssue {
   readonly instancePath?: string;
+  readonly schemaPath?: string;
   readonly keyword?: string;
   readonly message?: string;
   readonly params?: Record<string, unknown>;
@@ -89,7 +90,12 @@ export function errorResponseOf(error: unknown): ErrorResponse {
   };
   if (Array.isArray(fastifyError.validation)) {
     const location = fastifyError.validationContext ?? "request";
-    const issues = fastifyError.validation.map((issue) => schemaIssue(location, issue));
+    // A `oneOf` that failed is the issue (`give prompt or input`); what each of its alternatives missed is noise.
+    const alternatives = fastifyError.validation.some((issue) => issue.keyword === "oneOf");
+    const relevant = alternatives
+      ? fastifyError.validation.filter((issue) => !(issue.schemaPath ?? "").includes("/oneOf/"))
+      : fastifyError.validation;
+    const issues = relevant.map((issue) => schemaIssue(location, issue));
     return errorResponse(
       "REQUEST_INVALID",
       `the request does not match the API: ${issues.map((issue) => issue.message).join("; ")}`,
@@ -120,6 +126,8 @@ function schemaIssue(location: string, issue: SchemaIssue) {
       ? `${path} is not a known field`
       : issue.keyword === "required"
         ? `${path} is required`
-        : `${path} ${issue.message ?? "is invalid"}`;
+        : issue.keyword === "oneOf"
+          ? `${path} must match exactly one of its alternatives (see /openapi.json)`
+          : `${path} ${issue.message ?? "is invalid"}`;
   return { path, keyword: issue.keyword ?? null, message };
 }

@@ -7,6 +7,7 @@ import { selectRunStore } from "../../runner/select-run-store.js";
 import { openRunStore } from "../../store/open-run-store.js";
 import { defaultLeaseMilliseconds } from "../execution/in-process-run-dispatcher.js";
 import type { RunExecutionContext } from "../execution/run-execution-context.js";
+import { createTenantConfigurationResolver } from "../tenants/resolve-tenant-settings.js";
 import { openRunQueue } from "./run-queue.js";
 import { startRunQueueWorker } from "./run-queue-worker.js";
 
@@ -73,6 +74,14 @@ export async function startWorker(options: StartWorkerOptions): Promise<StartedW
       ...(configPath !== undefined ? { configPath } : {}),
       ...(options.binaryDirectory !== undefined ? { binaryDirectory: options.binaryDirectory } : {}),
       ...(options.processEnvironment !== undefined ? { processEnvironment: options.processEnvironment } : {}),
+      // Each tenant's configuration (provider keys, models) applies wherever its runs execute.
+      tenantConfiguration: createTenantConfigurationResolver({
+        store,
+        configuration: loaded.configuration,
+        ...(options.processEnvironment !== undefined
+          ? { processEnvironment: options.processEnvironment }
+          : {}),
+      }),
     };
     const worker = startRunQueueWorker({
       context,

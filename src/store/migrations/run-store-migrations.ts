@@ -6,6 +6,7 @@ import { migration0004TenantCacheAndRunOwner } from "./migration-0004-tenant-cac
 import { migration0005RunKind } from "./migration-0005-run-kind.js";
 import { migration0006WorkReceipts } from "./migration-0006-work-receipts.js";
 import { migration0007RunRequestsAndEvents } from "./migration-0007-run-requests-and-events.js";
+import { migration0008ServerIdentity } from "./migration-0008-server-identity.js";
 
 /**
  * Every migration of the run store, by name. Kysely applies them in name order and records each one it
@@ -20,6 +21,7 @@ export const runStoreMigrations: Readonly<Record<string, Migration>> = Object.fr
   "0005_run_kind": migration0005RunKind,
   "0006_work_receipts": migration0006WorkReceipts,
   "0007_run_requests_and_events": migration0007RunRequestsAndEvents,
+  "0008_server_identity": migration0008ServerIdentity,
 });
 
 /** The schema version this Charter writes: the number of migrations it knows. */

@@ -1,0 +1,68 @@
+import { z } from "zod";
+
+/**
+ * `server.auth.jwt`: tokens of an identity provider, verified against its key set (`jwksUrl`) or one public key
+ * (`publicKey`, PEM), with the issuer and audience they must carry; `claims` names the claims that hold the
+ * tenant, the user and the role (default `tenant`, `sub`, `role`).
+ */
+const jwtShape = {
+  issuer: z.string().min(1),
+  audience: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]),
+  jwksUrl: z
+    .string()
+    .refine((value) => URL.canParse(value), { error: "expected an absolute URL" })
+    .optional(),
+  publicKey: z.string().min(1).optional(),
+  /** The signing algorithms accepted (`RS256`, `ES256`, `EdDSA`...); default: whatever the key is for. */
+  algorithms: z.array(z.string().min(1)).min(1).optional(),
+  claims: z
+    .object({
+      tenant: z.string().min(1).optional(),
+      user: z.string().min(1).optional(),
+      role: z.string().min(1).optional(),
+    })
+    .strict()
+    .optional(),
+};
+
+const jwtLayerSchema = z.object(jwtShape).partial().strict();
+
+const jwtSchema = z
+  .object(jwtShape)
+  .strict()
+  .refine((jwt) => (jwt.jwksUrl === undefined) !== (jwt.publicKey === undefined), {
+    error: "give exactly one of jwksUrl and publicKey",
+    path: ["jwksUrl"],
+  })
+  .transform((jwt) => ({
+    issuer: jwt.issuer,
+    audience: jwt.audience,
+    jwksUrl: jwt.jwksUrl ?? null,
+    publicKey: jwt.publicKey ?? null,
+    algorithms: jwt.algorithms ?? null,
+    claims: {
+      tenant: jwt.claims?.tenant ?? "tenant",
+      user: jwt.claims?.user ?? "sub",
+      role: jwt.claims?.role ?? "role",
+    },
+  }));
+
+/** `server` in one configuration file: every key optional (a higher layer may set one). */
+export const serverLayerSchema = z
+  .object({
+    auth: z.object({ jwt: jwtLayerSchema.optional() }).strict().optional(),
+    /** Read the client address from `X-Forwarded-For` (behind a reverse proxy you run). */
+    trustProxy: z.boolean().optional(),
+  })
+  .strict();
+
+/** `server` of the merged configuration: what `charter serve` reads (API keys need no configuration). */
+export const serverSchema = z
+  .object({
+    auth: z.object({ jwt: jwtSchema.optional() }).strict().optional(),
+    trustProxy: z.boolean().optional(),
+  })
+  .strict();
+
+export type ServerConfiguration = z.output<typeof serverSchema>;
+export type JwtConfiguration = z.output<typeof jwtSchema>;

@@ -1,0 +1,113 @@
+import type { Configuration } from "../../config/configuration-schema.js";
+import type { RunStore } from "../../store/run-store.js";
+import type { TenantConfiguration } from "./tenant-configuration.js";
+
+/** Where a provider's API key came from: the layer is recorded on the run, the key never. */
+export type ProviderKeySource = "tenant" | "server" | "environment";
+
+export interface TenantProviderResolution {
+  readonly apiKey: string | null;
+  /** null when no layer has a key for the provider. */
+  readonly apiKeySource: ProviderKeySource | null;
+  /** The tenant's base URL for the provider, else the server configuration's, else null. */
+  readonly baseUrl: string | null;
+}
+
+/** What a run of a tenant runs with, resolved tenant first, then the server configuration, then the environment. */
+export interface TenantSettings {
+  readonly tenantId: string;
+  /** The agent ids the tenant may run; null: every agent. */
+  readonly allowedAgents: readonly string[] | null;
+  /** The tenant's model targets (`provider/model`), used instead of the agent's; null: the agent's. */
+  readonly models: readonly string[] | null;
+  /** Every provider of the server configuration or the tenant's, by name. */
+  readonly providers: Readonly<Record<string, TenantProviderResolution>>;
+  /** Every key resolved, with a label naming where it came from: register each with the run's secret redactor. */
+  readonly secrets: readonly { readonly value: string; readonly label: string }[];
+}
+
+/** The environment variable holding a provider's key when neither the tenant nor the configuration gives one. */
+export function providerKeyVariable(provider: string): string {
+  return `CHARTER_PROVIDER_${provider.toUpperCase().replaceAll(/[^A-Z0-9]/g, "_")}_API_KEY`;
+}
+
+/**
+ * The settings a run of `tenantId` runs with: the tenant's configuration from the store
+ * (`store.forTenant(tenantId)`), then the server's configuration (`providers.<name>.apiKey`, `baseUrl`), then the
+ * environment (`CHARTER_PROVIDER_<NAME>_API_KEY`). The execution side calls this for each run it starts; the HTTP
+ * API calls it to refuse an agent the tenant may not run.
+ */
+export async function resolveTenantSettings(options: {
+  readonly store: RunStore;
+  readonly tenantId: string;
+  readonly configuration: Pick<Configuration, "providers">;
+  readonly processEnvironment?: Readonly<Record<string, string | undefined>>;
+}): Promise<TenantSettings> {
+  const stored = await options.store.forTenant(options.tenantId).getTenantConfiguration();
+  const tenant = (stored?.configuration ?? {}) as TenantConfiguration;
+  const variables = options.processEnvironment ?? process.env;
+  const names = new Set([
+    ...Object.keys(options.configuration.providers),
+    ...Object.keys(tenant.providers ?? {}),
+  ]);
+  const providers: Record<string, TenantProviderResolution> = {};
+  const secrets: { value: string; label: string }[] = [];
+  for (const name of [...names].sort()) {
+    const own = tenant.providers?.[name];
+    const server = options.configuration.providers[name];
+    const fromEnvironment = variables[providerKeyVariable(name)];
+    let apiKey: string | null = null;
+    let apiKeySource: ProviderKeySource | null = null;
+    if (own?.apiKey !== undefined) [apiKey, apiKeySource] = [own.apiKey, "tenant"];
+    else if (server?.apiKey != null) [apiKey, apiKeySource] = [server.apiKey, "server"];
+    else if (fromEnvironment !== undefined && fromEnvironment !== "")
+      [apiKey, apiKeySource] = [fromEnvironment, "environment"];
+    if (apiKey !== null) secrets.push({ value: apiKey, label: `${apiKeySource}.providers.${name}.apiKey` });
+    providers[name] = {
+      apiKey,
+      apiKeySource,
+      baseUrl:
+        own?.baseUrl ?? (server?.baseUrl !== undefined && server.baseUrl !== "" ? server.baseUrl : null),
+    };
+  }
+  return {
+    tenantId: options.tenantId,
+    allowedAgents: tenant.allowedAgents ?? null,
+    models: tenant.models ?? null,
+    providers,
+    secrets,
+  };
+}
+
+/**
+ * The execution side's `TenantConfigurationResolver`: a tenant's settings as a configuration layer above the
+ * server's own, for each run and each continuation of one. It holds, for the providers the server configuration
+ * defines, the key when the tenant or the environment supplied it (a key from the server configuration is there
+ * already) and the tenant's base URL; and the tenant's `models` as `defaults.models` (the agents that name no
+ * models of their own run on them). Null when the tenant changes nothing.
+ */
+export function createTenantConfigurationResolver(options: {
+  readonly store: RunStore;
+  readonly configuration: Pick<Configuration, "providers">;
+  readonly processEnvironment?: Readonly<Record<string, string | undefined>>;
+}): (tenantId: string) => Promise<{ readonly label: string; readonly data: Record<string, unknown> } | null> {
+  return async (tenantId) => {
+    const settings = await resolveTenantSettings({ ...options, tenantId });
+    const tenant = (await options.store.forTenant(tenantId).getTenantConfiguration())?.configuration as
+      | TenantConfiguration
+      | undefined;
+    const providers: Record<string, Record<string, string>> = {};
+    for (const name of Object.keys(options.configuration.providers)) {
+      const resolved = settings.providers[name];
+      const entry: Record<string, string> = {};
+      if (resolved?.apiKey != null && resolved.apiKeySource !== "server") entry.apiKey = resolved.apiKey;
+      const baseUrl = tenant?.providers?.[name]?.baseUrl;
+      if (baseUrl !== undefined) entry.baseUrl = baseUrl;
+      if (Object.keys(entry).length > 0) providers[name] = entry;
+    }
+    const data: Record<string, unknown> = {};
+    if (Object.keys(providers).length > 0) data.providers = providers;
+    if (settings.models !== null) data.defaults = { models: [...settings.models] };
+    return Object.keys(data).length === 0 ? null : { label: `tenant ${tenantId} (run store)`, data };
+  };
+}

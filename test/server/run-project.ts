@@ -1,0 +1,135 @@
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createAgentCatalog } from "../../src/agents/create-agent-catalog.js";
+import { loadConfiguration } from "../../src/config/load-configuration.js";
+import { systemEnvironment } from "../../src/foundation/environment.js";
+import {
+  createInProcessRunDispatcher,
+  type InProcessRunDispatcher,
+} from "../../src/server/execution/in-process-run-dispatcher.js";
+import type { RunDecisionRequest, RunRequest } from "../../src/server/execution/run-request.js";
+import { createTenantConfigurationResolver } from "../../src/server/tenants/resolve-tenant-settings.js";
+import {
+  type ScriptedOpenAIServer,
+  type ScriptedResponder,
+  startScriptedOpenAIServer,
+} from "../../src/testing/scripted-openai-server.js";
+import { localModelProvider, mcpTestServerPath } from "../cli/cli-harness.js";
+import { startTestServer, type TestBackend, type TestServer } from "./server-harness.js";
+
+/** The server's in-process dispatcher, with every request it was handed kept for the test to read. */
+export interface ObservedDispatcher extends InProcessRunDispatcher {
+  readonly dispatched: RunRequest[];
+  readonly decided: RunDecisionRequest[];
+}
+
+function observed(dispatcher: InProcessRunDispatcher): ObservedDispatcher {
+  const dispatched: RunRequest[] = [];
+  const decided: RunDecisionRequest[] = [];
+  return {
+    ...dispatcher,
+    dispatched,
+    decided,
+    dispatch(request) {
+      dispatched.push(request);
+      return dispatcher.dispatch(request);
+    },
+    decide(request) {
+      decided.push(request);
+      return dispatcher.decide(request);
+    },
+  };
+}
+
+/** A server whose runs execute for real: agents in a project folder, the scripted model, the MCP test server. */
+export interface RunningServer extends TestServer {
+  readonly model: ScriptedOpenAIServer;
+  readonly dispatcher: ObservedDispatcher;
+  readonly directory: string;
+  /** The MCP test server's `record` tool appends here: what a side-effecting tool did. */
+  readonly recordFile: string;
+}
+
+/**
+ * A project with two registry agents (`helper`: chat, tools optional; `recorder`: the MCP test server's tools, its
+ * `record` tool destructive, so that it waits for a person's approval), the scripted model server answering with
+ * `respond`, and the server over a fresh store of `backend`, its runs executed by the in-process dispatcher (two
+ * workers, the tenant configuration resolved from the store).
+ */
+export async function startRunningServer(
+  backend: TestBackend,
+  respond: ScriptedResponder,
+  options: Parameters<typeof startTestServer>[1] = {},
+): Promise<RunningServer> {
+  const model = await startScriptedOpenAIServer({ respond });
+  const directory = await mkdtemp(join(tmpdir(), "charter-server-runs-"));
+  const recordFile = join(directory, "records.jsonl");
+  await writeFile(recordFile, "");
+  await mkdir(join(directory, "agents"));
+  await writeFile(
+    join(directory, "agents", "helper.md"),
+    "---\ndescription: Answers questions\nmodels: [local/m]\ntoolPolicy: optional\nmaxTurns: 3\n---\nYou answer briefly.\n",
+  );
+  await writeFile(
+    join(directory, "agents", "recorder.md"),
+    "---\ndescription: Records things\nmodels: [local/m]\ntools: [test]\ntoolPolicy: optional\nmaxTurns: 4\ndestructiveTools: [test__record]\n---\nYou record what you are told.\n",
+  );
+  await writeFile(
+    join(directory, ".charter.json"),
+    JSON.stringify({
+      providers: localModelProvider(model.baseUrl),
+      mcpServers: {
+        test: {
+          type: "stdio",
+          command: process.execPath,
+          args: [mcpTestServerPath],
+          env: { CHARTER_TEST_RECORD_FILE: recordFile },
+        },
+      },
+    }),
+  );
+  const configuration = (await loadConfiguration({ cwd: directory, homeDirectory: directory })).configuration;
+  let dispatcher: ObservedDispatcher | null = null;
+  const server = await startTestServer(backend, {
+    ...options,
+    dispatcher: ({ store }) => {
+      dispatcher = observed(
+        createInProcessRunDispatcher({
+          context: {
+            store,
+            agentCatalog: createAgentCatalog(),
+            environment: systemEnvironment,
+            cwd: directory,
+            homeDirectory: directory,
+            etcDirectory: join(directory, "etc"),
+            runsDirectory: join(directory, "runs"),
+            tenantConfiguration: createTenantConfigurationResolver({
+              store,
+              configuration,
+              processEnvironment: {},
+            }),
+          },
+          workers: 2,
+        }),
+      );
+      return dispatcher;
+    },
+  });
+  if (dispatcher === null) throw new Error("no dispatcher");
+  const made: ObservedDispatcher = dispatcher;
+  await made.start();
+  return {
+    ...server,
+    model,
+    dispatcher: made,
+    directory,
+    recordFile,
+    async close() {
+      await made.drain();
+      await server.close();
+      await model.close();
+      await rm(directory, { recursive: true, force: true });
+    },
+  };
+}

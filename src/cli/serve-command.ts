@@ -50,10 +50,10 @@ async function serve(
   streams: CliStreams,
 ): Promise<number> {
   const workers = Number(values.workers ?? "2");
-  if (!Number.isInteger(workers) || workers < 1) {
+  if (!Number.isInteger(workers) || workers < 0) {
     throw new CharterError(
       "ARGUMENT_INVALID",
-      `--workers must be a whole number of at least 1, not '${values.workers}'`,
+      `--workers must be a whole number (0 or more), not '${values.workers}'`,
       {
         details: { argument: "workers", value: values.workers ?? null },
       },

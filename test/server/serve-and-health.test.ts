@@ -8,6 +8,7 @@ import { openRunStore } from "../../src/store/open-run-store.js";
 import type { RunStore } from "../../src/store/run-store.js";
 import { startScriptedOpenAIServer } from "../../src/testing/scripted-openai-server.js";
 import { charterProcess, localModelProvider } from "../cli/cli-harness.js";
+import { postgresTestStore, postgresTestUrl } from "./execution-harness.js";
 import { startServeProcess } from "./serve-process.js";
 
 let cleanups: (() => Promise<void>)[] = [];
@@ -168,6 +169,53 @@ describe("charter serve", () => {
     });
     expect(await served.stop("SIGTERM")).toBe(0);
   });
+
+  it.skipIf(postgresTestUrl === "")(
+    "with a PostgreSQL store, serves runs through the queue: its own worker takes them (--workers 1)",
+    async () => {
+      const directory = await temporaryDirectory();
+      const model = await startScriptedOpenAIServer({
+        respond: () => ({ kind: "text", text: "queued and served" }),
+      });
+      cleanups.push(() => model.close());
+      await writeFile(
+        join(directory, ".charter.json"),
+        JSON.stringify({ providers: localModelProvider(model.baseUrl) }),
+      );
+      const { mkdir } = await import("node:fs/promises");
+      await mkdir(join(directory, "agents"));
+      await writeFile(
+        join(directory, "agents", "helper.md"),
+        "---\nmodels: [local/m]\ntoolPolicy: optional\nmaxTurns: 2\n---\nYou answer briefly.\n",
+      );
+      const opened = await postgresTestStore();
+      cleanups.push(() => opened.dispose());
+      const env = { HOME: directory };
+      const created = await charterProcess(
+        ["keys", "create", "--tenant", "acme", "--role", "operator", "--store", opened.url],
+        {
+          cwd: directory,
+          env,
+        },
+      );
+      expect(created.exitCode, created.stderr).toBe(0);
+      const served = await startServeProcess(["--port", "0", "--store", opened.url, "--workers", "1"], {
+        cwd: directory,
+        env,
+      });
+      cleanups.push(async () => {
+        if (served.child.exitCode === null) await served.stop("SIGTERM");
+      });
+      const response = await fetch(`${served.address}/v1/runs`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${created.stdout.trim()}`, "content-type": "application/json" },
+        body: JSON.stringify({ agent: "helper", prompt: "Say it.", wait: true }),
+      });
+      expect(response.status).toBe(200);
+      expect(await response.json()).toMatchObject({ status: "completed", lifecycle: "COMPLETED" });
+      expect(await served.stop("SIGTERM")).toBe(0);
+    },
+  );
 
   it("refuses --workers 0 and a port that is not a port number, exit 4", async () => {
     const workers = await charterProcess(["serve", "--workers", "0"]);

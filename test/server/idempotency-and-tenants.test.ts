@@ -122,6 +122,13 @@ describe.each(testBackends)("tenant configuration on %s", (backend) => {
       class: "permission_error",
       details: { reason: "agent_not_allowed", agent: "helper" },
     });
+    // auto could choose an agent the tenant may not run: the tenant names one of its own.
+    const auto = await api.request("POST", "/v1/runs", {
+      key: operator,
+      body: { agent: "auto", prompt: "x" },
+    });
+    expect(auto.status).toBe(403);
+    expect(auto.body.error.details).toMatchObject({ reason: "agent_not_allowed", agent: "auto" });
     expect(api.dispatcher.dispatched).toEqual([]);
     // Another tenant's configuration is its own.
     const globexAdmin = await api.key("globex", "admin");

@@ -202,10 +202,15 @@ export const runRoutes: FastifyPluginAsync<RunRoutesOptions> = async (app, optio
         | TenantConfiguration
         | undefined;
       const allowed = tenant?.allowedAgents ?? null;
-      if (allowed !== null && asked.agent !== "auto" && !allowed.includes(asked.agent)) {
-        throw new CharterError("PERMISSION_DENIED", `the tenant may not run the agent ${asked.agent}`, {
-          details: { reason: "agent_not_allowed", agent: asked.agent, allowedAgents: [...allowed] },
-        });
+      // `auto` chooses among every agent of the server, so a tenant limited to some agents names one of them.
+      if (allowed !== null && !allowed.includes(asked.agent)) {
+        throw new CharterError(
+          "PERMISSION_DENIED",
+          asked.agent === "auto"
+            ? `the tenant may run only its allowed agents (${allowed.join(", ") || "none"}): name one instead of auto`
+            : `the tenant may not run the agent ${asked.agent}`,
+          { details: { reason: "agent_not_allowed", agent: asked.agent, allowedAgents: [...allowed] } },
+        );
       }
       const correlationId = correlationIdOf(request, reply);
       const idempotencyKey = request.headers["idempotency-key"];

@@ -158,20 +158,30 @@ async function workRecover(values: FlagValues<typeof workFlags>, streams: CliStr
   const { systemEnvironment } = await import("../foundation/environment.js");
   const { resolve } = await import("node:path");
   const repository = await openWorkRepository(values.repo ?? process.cwd());
-  const recovery = await recoverInterruptedWork(repository, systemEnvironment, async (receipt) => {
-    try {
-      await storeWorkReceipt(repository, receipt, {
-        ...(values.store !== undefined ? { store: values.store } : {}),
-        ...(values.config !== undefined ? { configPath: resolve(values.config) } : {}),
-        ...(values.tenant !== undefined ? { tenantId: values.tenant } : {}),
-        environment: systemEnvironment,
-      });
-    } catch (error) {
-      streams.stderr.write(
-        `charter: warning: receipt ${receipt.receipt_id} could not be stored in the run store: ${error instanceof Error ? error.message : String(error)}\n`,
-      );
-    }
-  });
+  // The store the receipt goes to is also where the interrupted run is looked for (then the run directory).
+  const storeOptions = {
+    ...(values.store !== undefined ? { store: values.store } : {}),
+    ...(values.config !== undefined ? { configPath: resolve(values.config) } : {}),
+    ...(values.tenant !== undefined ? { tenantId: values.tenant } : {}),
+    environment: systemEnvironment,
+  };
+  const recovery = await recoverInterruptedWork(
+    repository,
+    systemEnvironment,
+    async (receipt) => {
+      try {
+        await storeWorkReceipt(repository, receipt, storeOptions);
+      } catch (error) {
+        streams.stderr.write(
+          `charter: warning: receipt ${receipt.receipt_id} could not be stored in the run store: ${error instanceof Error ? error.message : String(error)}\n`,
+        );
+      }
+    },
+    {
+      ...storeOptions,
+      ...(values["runs-dir"] !== undefined ? { runsDirectory: resolve(values["runs-dir"]) } : {}),
+    },
+  );
   if (values.json) streams.stdout.write(`${JSON.stringify(recovery)}\n`);
   else if (recovery.kind === "none") streams.stdout.write("nothing to recover\n");
   else if (recovery.kind === "running") {

@@ -1,5 +1,5 @@
 import { writeFile } from "node:fs/promises";
-import { hostname } from "node:os";
+import { homedir, hostname } from "node:os";
 import { join, resolve } from "node:path";
 import { createAgentCatalog } from "../agents/create-agent-catalog.js";
 import { isAgentIdReference } from "../config/agent-reference.js";
@@ -109,6 +109,11 @@ export async function executeWorkItem<T>(
     work_item: item,
     work_item_hash: loaded.hash,
     agent_id: item.agent_id,
+    // Where runAgent writes the run directory (its own default when none is given).
+    runs_directory:
+      options.runsDirectory !== undefined
+        ? resolve(options.runsDirectory)
+        : join(options.homeDirectory ?? homedir(), ".charter", "runs"),
   };
   await acquireWorkLock(repository, record);
   let frozen: Frozen;

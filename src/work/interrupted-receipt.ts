@@ -1,16 +1,19 @@
 import type { RuntimeEnvironment } from "../foundation/environment.js";
+import type { InterruptedRunRecord } from "./interrupted-run-record.js";
 import type { WorkLockRecord } from "./work-lock.js";
 import type { WorkReceiptContent } from "./work-receipt.js";
 
 /**
  * The failure receipt (`error: interrupted`) of an item whose process died after its before snapshot, from its lock
- * record: what the agent did is unknown (its run never ended), so no after state, no files, no metrics.
+ * record: what the agent did is unknown (its run never ended), so no after state, no files, no metrics. The contract
+ * hash and transcript head are what the run had recorded by then (`run`), null when it was never created.
  */
 export function interruptedReceiptContent(
   record: WorkLockRecord,
   before: NonNullable<WorkLockRecord["before"]>,
   outputHash: string,
   environment: RuntimeEnvironment,
+  run: InterruptedRunRecord | null = null,
 ): WorkReceiptContent {
   return {
     format: "charter-work-receipt/1",
@@ -19,9 +22,9 @@ export function interruptedReceiptContent(
     work_item: record.work_item,
     work_item_hash: record.work_item_hash,
     agent_id: record.agent_id,
-    contract_hash: null,
+    contract_hash: run?.contractHash ?? null,
     run_id: record.run_id,
-    transcript_head: null,
+    transcript_head: run?.transcriptHead ?? null,
     status: "failure",
     error: "interrupted",
     denial_reason: null,

@@ -1,6 +1,7 @@
 import { type RuntimeEnvironment, systemEnvironment } from "../foundation/environment.js";
 import { restoreHeadState } from "./head-state.js";
 import { interruptedReceiptContent } from "./interrupted-receipt.js";
+import { type InterruptedRunSources, interruptedRunRecord } from "./interrupted-run-record.js";
 import { recoverInterruptedPlan } from "./recover-interrupted-plan.js";
 import { stateHash, workingTreeListing } from "./state-listing.js";
 import { thawWorkingTree } from "./thaw-working-tree.js";
@@ -28,14 +29,17 @@ export type WorkRecovery =
 /**
  * Restores the working tree of a work item whose process died (killed, crashed, the machine restarted): the lock's
  * record names its before snapshot, which is thawed back together with HEAD, its branch and the index, and a
- * failure receipt (`error: interrupted`) is written. A plan's record is recovered by `recoverInterruptedPlan`.
- * Every `charter work` command calls this first.
+ * failure receipt (`error: interrupted`) is written, with the contract hash and transcript head its run had
+ * recorded (looked for in `runSources`: the run store, then the run directory). A plan's record is recovered by
+ * `recoverInterruptedPlan`. Every `charter work` command calls this first.
  */
 export async function recoverInterruptedWork(
   repository: WorkRepository,
   environment: RuntimeEnvironment = systemEnvironment,
   /** Also keeps the failure receipt elsewhere (the run store). */
   keepReceipt?: (receipt: WorkReceipt) => Promise<void>,
+  /** Where the item's run is looked for: by default the run store found from the repository, and the run directory the lock names. */
+  runSources: InterruptedRunSources = { environment },
 ): Promise<WorkRecovery> {
   const record = await readWorkLock(repository);
   if (record === null) return { kind: "none" };
@@ -64,11 +68,12 @@ export async function recoverInterruptedWork(
   await thawWorkingTree(repository, before.commit);
   await restoreHeadState(repository, before.head, before.index_copy);
   const outputHash = stateHash(await workingTreeListing(repository));
+  const run = await interruptedRunRecord(repository, record, runSources);
   const folder = await createRunFolder(repository, record.run_id);
   const { receipt, path } = await writeReceipt(
     repository,
     folder,
-    interruptedReceiptContent(record, before, outputHash, environment),
+    interruptedReceiptContent(record, before, outputHash, environment, run),
   );
   await keepReceipt?.(receipt);
   await releaseWorkLock(repository, record.run_id);

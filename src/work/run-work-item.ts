@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import { type RuntimeEnvironment, systemEnvironment } from "../foundation/environment.js";
 import { executeWorkItem, type WorkItemExecutionOptions } from "./execute-work-item.js";
 import { loadWorkItem } from "./load-work-item.js";
@@ -27,7 +28,16 @@ export async function runWorkItem(options: RunWorkItemOptions): Promise<WorkRunR
   const loaded = await loadWorkItem(options.itemPath);
   const repository = await openWorkRepository(options.repository);
   const keep = receiptKeeper(repository, loaded.directory, { ...options, environment });
-  await recoverInterruptedWork(repository, environment, keep);
+  await recoverInterruptedWork(repository, environment, keep, {
+    ...(options.store !== undefined ? { store: options.store } : {}),
+    ...(options.configPath !== undefined ? { configPath: resolve(options.configPath) } : {}),
+    promptDirectory: loaded.directory,
+    ...(options.homeDirectory !== undefined ? { homeDirectory: options.homeDirectory } : {}),
+    ...(options.processEnvironment !== undefined ? { processEnvironment: options.processEnvironment } : {}),
+    ...(options.tenantId !== undefined ? { tenantId: options.tenantId } : {}),
+    ...(options.runsDirectory !== undefined ? { runsDirectory: resolve(options.runsDirectory) } : {}),
+    environment,
+  });
   return executeWorkItem(
     {
       loaded,

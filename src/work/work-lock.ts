@@ -20,6 +20,12 @@ export interface WorkLockRecord {
   readonly work_item: unknown;
   readonly work_item_hash: string;
   readonly agent_id: string;
+  /**
+   * The run directory folder the item's run writes to (its `--runs-dir`, else `~/.charter/runs`): where recovery
+   * reads the run's contract hash and transcript head when the run store does not have the run. Absent in records
+   * written before it was kept.
+   */
+  readonly runs_directory?: string;
   /** Set once the before snapshot is taken: until then nothing has changed. */
   readonly before?: {
     readonly commit: string;

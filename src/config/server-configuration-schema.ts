@@ -27,6 +27,30 @@ const jwtShape = {
 
 const jwtLayerSchema = z.object(jwtShape).partial().strict();
 
+const perMinute = z.number().int().min(1);
+const toolClassLimits = z
+  .object({ read_only: perMinute, idempotent: perMinute, write: perMinute, delete: perMinute })
+  .partial()
+  .strict();
+
+/**
+ * `server.rateLimits`: requests per 60-second window. `perAddress` counts every authenticated route's requests
+ * from one client address (default 120); `perTenant` and `perUser` a tenant's and a user's API requests (default
+ * no limit); `toolCalls` the tool calls of a tenant's (`perTenant`) and a user's (`perUser`) runs, per tool class.
+ */
+const rateLimitsSchema = z
+  .object({
+    perAddress: perMinute.optional(),
+    perTenant: perMinute.optional(),
+    perUser: perMinute.optional(),
+    toolCalls: z
+      .object({ perTenant: toolClassLimits, perUser: toolClassLimits })
+      .partial()
+      .strict()
+      .optional(),
+  })
+  .strict();
+
 const jwtSchema = z
   .object(jwtShape)
   .strict()
@@ -53,6 +77,7 @@ export const serverLayerSchema = z
     auth: z.object({ jwt: jwtLayerSchema.optional() }).strict().optional(),
     /** Read the client address from `X-Forwarded-For` (behind a reverse proxy you run). */
     trustProxy: z.boolean().optional(),
+    rateLimits: rateLimitsSchema.optional(),
   })
   .strict();
 
@@ -61,8 +86,10 @@ export const serverSchema = z
   .object({
     auth: z.object({ jwt: jwtSchema.optional() }).strict().optional(),
     trustProxy: z.boolean().optional(),
+    rateLimits: rateLimitsSchema.optional(),
   })
   .strict();
 
 export type ServerConfiguration = z.output<typeof serverSchema>;
 export type JwtConfiguration = z.output<typeof jwtSchema>;
+export type RateLimitConfiguration = z.output<typeof rateLimitsSchema>;

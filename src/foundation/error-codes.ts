@@ -126,6 +126,9 @@ export const errorCodes = [
   "RUN_STATE_CONFLICT",
   "IDEMPOTENCY_KEY_REUSED",
   "API_KEY_NOT_FOUND",
+  // The server's rate limits: too many requests (or, as a tool failure inside a run, tool calls) in a window from
+  // one address, tenant, user or tool class; `retryAfterSeconds` says when the window ends.
+  "RATE_LIMIT_EXCEEDED",
 ] as const;
 
 export type ErrorCode = (typeof errorCodes)[number];

@@ -22,6 +22,7 @@ import {
   type TenantScopeViolations,
   type ViolationLimits,
 } from "./identity/tenant-scope-violations.js";
+import { createRequestRateLimiter } from "./limits/request-rate-limiter.js";
 
 export interface CreateServerOptions {
   /**
@@ -71,6 +72,11 @@ export async function createServer(options: CreateServerOptions): Promise<Charte
     environment,
     ...(options.violationLimits !== undefined ? { limits: options.violationLimits } : {}),
   });
+  const rateLimiter = createRequestRateLimiter({
+    store,
+    environment,
+    ...(options.configuration?.rateLimits !== undefined ? { limits: options.configuration.rateLimits } : {}),
+  });
   const app = Fastify({
     logger: false,
     // Behind a proxy the server trusts, the client address is the one it forwards (X-Forwarded-For).
@@ -90,11 +96,13 @@ export async function createServer(options: CreateServerOptions): Promise<Charte
     if (typeof retryAfter === "number") reply.header("retry-after", String(retryAfter));
     return reply.status(response.status).send(response.body);
   });
-  // Every route but the public ones: a blocked address is refused first, then the caller is authenticated, then
-  // its role must allow what the route does. A path no route serves is answered 404 by the not-found handler.
+  // Every route but the public ones: an address over its request limit or blocked is refused first, then the
+  // caller is authenticated and counted against its tenant's and user's limits, then its role must allow what the
+  // route does. A path no route serves is answered 404 by the not-found handler.
   app.addHook("onRequest", async (request) => {
     const config = request.routeOptions.config;
     if (request.routeOptions.url === undefined || config.public === true) return;
+    await rateLimiter.checkAddress(request.ip);
     const blockedUntil = violations.blockedUntil(request.ip);
     if (blockedUntil !== null) {
       throw new CharterError(
@@ -105,6 +113,7 @@ export async function createServer(options: CreateServerOptions): Promise<Charte
     }
     const identity = await authenticate(request.headers.authorization);
     request.identity = identity;
+    await rateLimiter.checkCaller(identity);
     const permission = config.permission;
     if (permission !== undefined && !roleMayDo(identity.role, permission)) {
       throw new CharterError(

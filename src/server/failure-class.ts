@@ -28,6 +28,7 @@ const classByCode: Partial<Record<ErrorCode, FailureClass>> = {
   TOOL_CALL_DENIED: "permission_error",
   CLIENT_BLOCKED: "tenant_scope_violation",
   MODEL_RATE_LIMITED: "rate_limit_exceeded",
+  RATE_LIMIT_EXCEEDED: "rate_limit_exceeded",
   MODEL_QUOTA_EXCEEDED: "provider_error",
   MODEL_TIMEOUT: "timeout",
   TIMEOUT: "timeout",

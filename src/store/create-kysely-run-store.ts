@@ -7,6 +7,7 @@ import type { CommitBatch, RunFinish } from "./commit-batch.js";
 import { exportStoredRun } from "./export-stored-run.js";
 import { createIdempotencyKeyAccess } from "./idempotency-key-access.js";
 import { importRunExport } from "./import-run-export.js";
+import { createRateWindowAccess } from "./rate-window-access.js";
 import { createRunEventAccess } from "./run-event-access.js";
 import {
   createdRunProgress,
@@ -399,6 +400,7 @@ export function createKyselyRunStore(options: KyselyRunStoreOptions): RunStore {
       ...createApiKeyAccess(database, guard, tenantId),
       ...createIdempotencyKeyAccess(database, guard, tenantId),
       ...createSecurityEventAccess(database, guard, tenantId),
+      ...createRateWindowAccess(database, guard, tenantId),
       ...createTenantConfigurationAccess(database, guard, tenantId),
 
       findRunTenant: (runId) =>

@@ -251,6 +251,18 @@ export interface RunStore {
     readonly since: number;
   }): Promise<number>;
 
+  /**
+   * Counts one request of a rate-limited subject in the window starting at `windowStart` and answers the window's
+   * count with it, atomically across every process on the store (the store's tenant's subject; on a store of no
+   * tenant, a subject of no tenant, such as a client address). Windows that started before `expiredBefore` are
+   * forgotten.
+   */
+  countInRateWindow(query: {
+    readonly subject: string;
+    readonly windowStart: number;
+    readonly expiredBefore: number;
+  }): Promise<number>;
+
   /** Stores (replaces) the store's tenant's configuration document. */
   putTenantConfiguration(configuration: unknown, updatedAt: number): Promise<void>;
   /** The store's tenant's configuration document, or null when none is stored. */

@@ -22,6 +22,7 @@ export interface StoreDatabase {
   charter_idempotency_keys: IdempotencyKeysTable;
   charter_security_events: SecurityEventsTable;
   charter_tenant_configurations: TenantConfigurationsTable;
+  charter_rate_windows: RateWindowsTable;
 }
 
 /** A run a server accepted (schema 7): its request, its latest lifecycle state and its last event's number. */
@@ -272,4 +273,13 @@ export interface RunSegmentsTable {
   tokens_out: number | null;
   cost_usd: number | null;
   tools_used_json: string | null;
+}
+
+/** A rate-limit counter: how many requests one subject made in one fixed window (schema 9). */
+export interface RateWindowsTable {
+  tenant_id: string;
+  subject: string;
+  window_start: number;
+  v: number;
+  count: number;
 }

@@ -64,7 +64,10 @@ function asSchema2(file: string, runId: string): void {
         newest.tools_used_json,
         runId,
       );
-    // Schema 8 first (the server's identity tables), then 7, 6, 5 and 4.
+    // Schema 9 first (the server's rate-limit counters), then 8 (the server's identity tables), then 7, 6, 5 and 4.
+    database.exec("drop index charter_rate_windows_start");
+    database.exec("drop table charter_rate_windows");
+    database.prepare("delete from charter_schema_migrations where name = ?").run("0009_rate_windows");
     database.exec("drop table charter_tenant_configurations");
     database.exec("drop index charter_security_events_tenant");
     database.exec("drop index charter_security_events_address");

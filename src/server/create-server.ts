@@ -11,6 +11,7 @@ import { errorSchema } from "./http/error-schema.js";
 import { healthRoutes } from "./http/health-routes.js";
 import { keyRoutes } from "./http/key-routes.js";
 import { openApiRoutes } from "./http/openapi-routes.js";
+import { runEventRoutes } from "./http/run-event-routes.js";
 import { runRoutes } from "./http/run-routes.js";
 import { tenantConfigurationRoutes } from "./http/tenant-configuration-routes.js";
 import "./http/request-identity.js";
@@ -166,6 +167,11 @@ export async function createServer(options: CreateServerOptions): Promise<Charte
     environment,
     violations,
     ...(options.dispatcher !== undefined ? { dispatcher: options.dispatcher } : {}),
+  });
+  await app.register(runEventRoutes, {
+    store,
+    violations,
+    ...(options.dispatcher?.events !== undefined ? { events: options.dispatcher.events } : {}),
   });
   await app.register(tenantConfigurationRoutes, { store, environment });
   await app.ready();

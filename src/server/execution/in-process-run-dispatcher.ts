@@ -136,6 +136,8 @@ export function createInProcessRunDispatcher(options: InProcessRunDispatcherOpti
       return true;
     },
 
+    events,
+
     async whenSettled(tenantId, runId, signal) {
       await waitForRunToStop(context.store.forTenant(tenantId), runId, { signal, events });
     },

@@ -1,3 +1,4 @@
+import type { RunEventHub } from "./run-event-hub.js";
 import type { RunDecisionRequest, RunRequest } from "./run-request.js";
 
 /**
@@ -13,6 +14,11 @@ export interface RunDispatcher {
   cancel(tenantId: string, runId: string): Promise<boolean>;
   /** Resolves when the run has reached a final or stopped state (used by `wait: true`), or the signal aborts. */
   whenSettled(tenantId: string, runId: string, signal: AbortSignal): Promise<void>;
+  /**
+   * The hub this process's runs publish their lifecycle events to: a live event stream hears them at once instead
+   * of polling the store (events of runs executed elsewhere are still found by reading the store).
+   */
+  readonly events?: RunEventHub;
   /** Stops taking runs and lets running turns reach their next checkpoint (SIGTERM). */
   drain(): Promise<void>;
 }

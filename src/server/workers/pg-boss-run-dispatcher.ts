@@ -125,6 +125,8 @@ export async function createPgBossRunDispatcher(
       return true;
     },
 
+    events,
+
     async whenSettled(tenantId, runId, signal) {
       await waitForRunToStop(context.store.forTenant(tenantId), runId, { signal, events, pollMilliseconds });
     },

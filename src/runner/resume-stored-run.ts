@@ -30,6 +30,7 @@ export interface ResumeStoredRunOptions
     | "configurationOverlay"
     | "runStore"
     | "onRouted"
+    | "toolCallAdmission"
   > {
   readonly runId: string;
   /** `--approve <call-id>`: pending destructive calls to run (each call the run waits on, in its turn, once). */
@@ -225,6 +226,7 @@ export async function resumeStoredRun(options: ResumeStoredRunOptions): Promise<
       ...(options.configurationOverlay !== undefined
         ? { configurationOverlay: options.configurationOverlay }
         : {}),
+      ...(options.toolCallAdmission !== undefined ? { toolCallAdmission: options.toolCallAdmission } : {}),
       // The run goes on under the tool permissions it started with, whoever resumes it.
       ...(prepared.invocation.tool_permissions !== undefined
         ? {

@@ -14,6 +14,7 @@ import type { RegisteredTool } from "../tools/tool-definition.js";
 import type { AgentCatalog } from "./agent-catalog.js";
 import type { CompletedToolCall, ToolCallDecision, TurnCall } from "./guard-tool-calls.js";
 import type { ConversationHistoryMessage } from "./prepare-agent.js";
+import type { ToolCallAdmission } from "./tool-call-admission.js";
 import type { RunToolPermissions } from "./tool-permissions.js";
 
 // What runAgent and runAgentFile take, and what a resume asks of a run: types only, apart from the runner itself.
@@ -49,6 +50,11 @@ export interface RunAgentOptions {
    * configuration's `approvedTools` count. Recorded with the run's invocation: a resume applies them again.
    */
   readonly toolPermissions?: RunToolPermissions;
+  /**
+   * Asked before each tool call that would run (a server's tool-call rate limits): a refusal is a tool failure the
+   * model sees. Not recorded with the run: a resume is given it again.
+   */
+  readonly toolCallAdmission?: ToolCallAdmission;
   /**
    * A configuration layer given as data, above every file (a server's per-tenant provider and model overrides).
    * Not recorded with the run (it may hold provider keys): a resume must be given it again to rebuild the contract.

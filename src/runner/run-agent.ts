@@ -56,6 +56,7 @@ import { startToolSources } from "./start-tool-sources.js";
 import { storePreflightFailure } from "./store-preflight-failure.js";
 import { createStoreToolResultCache, toolCacheTtl } from "./store-tool-result-cache.js";
 import { createSubAgentTool } from "./sub-agent-tool.js";
+import { admitToolCalls } from "./tool-call-admission.js";
 import { restrictToolClasses } from "./tool-permissions.js";
 import { createTracingFetch } from "./tracing-fetch.js";
 
@@ -503,8 +504,18 @@ async function runLoadedAgent(
       },
       // The durable layer outside the guard: the guard's own answers are stored like any result.
       // A call the run's permissions exclude is refused before it could ask for an approval.
-      wrapToolExecutor: (executor) =>
-        durable.wrapToolExecutor(
+      wrapToolExecutor: (unadmitted) => {
+        // A call that would run is admitted last (after its permission and approval), so only calls that run count.
+        const admission = context.options.toolCallAdmission;
+        const executor =
+          admission === undefined
+            ? unadmitted
+            : admitToolCalls(unadmitted, {
+                manifest: guard.manifest,
+                destructiveTools: guard.destructiveTools,
+                admission,
+              });
+        return durable.wrapToolExecutor(
           permissions === undefined
             ? guardToolCalls(executor, guard)
             : restrictToolClasses(guardToolCalls(executor, guard), {
@@ -512,7 +523,8 @@ async function runLoadedAgent(
                 destructiveTools: guard.destructiveTools,
                 allowedClasses: permissions.allowedClasses,
               }),
-        ),
+        );
+      },
       beforeClose: durable.finish,
       ...(resume !== null
         ? {

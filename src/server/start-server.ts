@@ -82,6 +82,9 @@ export async function startServer(options: StartServerOptions): Promise<StartedS
       cwd,
       ...(configPath !== undefined ? { configPath } : {}),
       ...(options.processEnvironment !== undefined ? { processEnvironment: options.processEnvironment } : {}),
+      ...(loaded.configuration.server?.rateLimits?.toolCalls !== undefined
+        ? { toolCallLimits: loaded.configuration.server.rateLimits.toolCalls }
+        : {}),
       tenantConfiguration: createTenantConfigurationResolver({
         store,
         configuration: loaded.configuration,

@@ -16,6 +16,7 @@ import {
 } from "../../store/run-event-records.js";
 import type { RunStore } from "../../store/run-store.js";
 import { failureClassOf } from "../failure-class.js";
+import { createToolCallAdmission } from "../limits/tool-call-rate-limiter.js";
 import { conversationHistory } from "./conversation-history.js";
 import { defaultRoleToolClasses } from "./role-tool-classes.js";
 import type { RunExecutionContext } from "./run-execution-context.js";
@@ -167,6 +168,7 @@ export async function continueRunRequest(
     ...(base.etcDirectory !== undefined ? { etcDirectory: base.etcDirectory } : {}),
     ...(base.binaryDirectory !== undefined ? { binaryDirectory: base.binaryDirectory } : {}),
     ...(base.processEnvironment !== undefined ? { processEnvironment: base.processEnvironment } : {}),
+    ...(base.toolCallAdmission !== undefined ? { toolCallAdmission: base.toolCallAdmission } : {}),
     signal: observed.signal,
     ...(continuation.kind === "decision"
       ? { approve: continuation.decision.approve, deny: continuation.decision.deny }
@@ -199,7 +201,15 @@ function runnerOptions(
   context: RunExecutionContext,
   request: RunRequest,
 ): Omit<RunAgentOptions, "agentPath" | "prompt"> {
+  const toolCallAdmission = createToolCallAdmission({
+    store: context.store,
+    environment: context.environment,
+    limits: context.toolCallLimits,
+    tenantId: request.tenantId,
+    userId: request.userId,
+  });
   return {
+    ...(toolCallAdmission !== undefined ? { toolCallAdmission } : {}),
     agentCatalog: context.agentCatalog,
     runStore: context.store,
     tenantId: request.tenantId,

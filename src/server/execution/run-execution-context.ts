@@ -4,6 +4,7 @@ import type { SecretRedactor } from "../../foundation/secret-redactor.js";
 import type { AgentCatalog } from "../../runner/agent-catalog.js";
 import type { ToolPermissionClass } from "../../runner/tool-permissions.js";
 import type { RunStore } from "../../store/run-store.js";
+import type { ToolCallLimits } from "../limits/tool-call-rate-limiter.js";
 import type { RunEventHub } from "./run-event-hub.js";
 import type { ServerRole } from "./run-request.js";
 
@@ -35,6 +36,8 @@ export interface RunExecutionContext {
   readonly tenantConfiguration?: TenantConfigurationResolver;
   /** The tool classes each role's runs may call; default `defaultRoleToolClasses`. */
   readonly roleToolClasses?: (role: ServerRole) => readonly ToolPermissionClass[];
+  /** `server.rateLimits.toolCalls`: the tool calls a tenant's and a user's runs may make a minute; default none. */
+  readonly toolCallLimits?: ToolCallLimits;
   /** Told of every lifecycle event once it is stored (live event streams in this process). */
   readonly events?: RunEventHub;
   /**

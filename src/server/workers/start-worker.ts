@@ -75,6 +75,9 @@ export async function startWorker(options: StartWorkerOptions): Promise<StartedW
       ...(options.binaryDirectory !== undefined ? { binaryDirectory: options.binaryDirectory } : {}),
       ...(options.processEnvironment !== undefined ? { processEnvironment: options.processEnvironment } : {}),
       // Each tenant's configuration (provider keys, models) applies wherever its runs execute.
+      ...(loaded.configuration.server?.rateLimits?.toolCalls !== undefined
+        ? { toolCallLimits: loaded.configuration.server.rateLimits.toolCalls }
+        : {}),
       tenantConfiguration: createTenantConfigurationResolver({
         store,
         configuration: loaded.configuration,

@@ -182,10 +182,28 @@ describe("the in-process run dispatcher", () => {
       approve: ["call_rm"],
       deny: [],
     });
+    // A decision for a run that no longer waits (or another tenant's run) is refused at once.
+    const again = {
+      runId: request.runId,
+      requestId: "req_again",
+      tenantId: "acme",
+      userId: "boss",
+      role: "operator" as const,
+      correlationId: request.correlationId,
+      approve: ["call_rm"],
+      deny: [],
+    };
+    await expect(dispatcher.decide({ ...again, tenantId: "globex" })).rejects.toMatchObject({
+      code: "RUN_NOT_FOUND",
+    });
     await eventually("the decision to be applied", async () =>
       (await acme.getRunRequest(request.runId))?.state === "COMPLETED" ? true : null,
     );
     expect(workspace.tools.requests.map((sent) => sent.method)).toEqual(["DELETE"]);
+    await expect(dispatcher.decide(again)).rejects.toMatchObject({
+      code: "RUN_NOT_RESUMABLE",
+      details: { reason: "not_awaiting_approval", state: "COMPLETED" },
+    });
   });
 
   it("drains: running tool calls finish, the run stops at its checkpoint, and the next process continues it", async () => {

@@ -7,7 +7,7 @@ import { createRunEventHub } from "./run-event-hub.js";
 import type { RunExecutionContext } from "./run-execution-context.js";
 import type { RunRequest } from "./run-request.js";
 import { type RunTask, RunWorkerPool } from "./run-worker-pool.js";
-import { recordCancelledRun } from "./settle-run.js";
+import { assertAwaitingApproval, recordCancelledRun } from "./settle-run.js";
 import { waitForRunToStop } from "./watch-run-events.js";
 
 /** How many runs a server executes at once by default (`--workers`). */
@@ -87,9 +87,10 @@ export function createInProcessRunDispatcher(options: InProcessRunDispatcherOpti
     for (const task of await pool.sweep({ startUnstarted })) enqueue(task);
   }
 
-  async function requestOf(tenantId: string, runId: string): Promise<RunRequest> {
+  async function requestOf(tenantId: string, runId: string, awaitingApproval: boolean): Promise<RunRequest> {
     const record = await context.store.forTenant(tenantId).getRunRequest(runId);
     if (record === null) throw new CharterError("RUN_NOT_FOUND", `no run ${runId}`, { details: { runId } });
+    if (awaitingApproval) assertAwaitingApproval(record);
     return record.request as RunRequest;
   }
 
@@ -114,7 +115,7 @@ export function createInProcessRunDispatcher(options: InProcessRunDispatcherOpti
     },
 
     async decide(decision) {
-      const request = await requestOf(decision.tenantId, decision.runId);
+      const request = await requestOf(decision.tenantId, decision.runId, true);
       enqueue({ kind: "decide", request, decision });
     },
 

@@ -1,3 +1,4 @@
+import { CharterError } from "../../foundation/charter-error.js";
 import type { ErrorCode } from "../../foundation/error-codes.js";
 import type { RunEventType, RunRequestRecord } from "../../store/run-event-records.js";
 import { settledRunEventTypes } from "../../store/run-event-records.js";
@@ -66,4 +67,17 @@ export async function recordStoppedRunEnd(
     final_state: completed ? "success" : "error",
     error: code === null ? null : { code, class: failureClassOf(code), message: null },
   });
+}
+
+/**
+ * Refuses a decision for a run that does not wait for one (running, ended, cancelled): RUN_NOT_RESUMABLE with
+ * `reason: not_awaiting_approval` and the run's state, which an API answers as a conflict.
+ */
+export function assertAwaitingApproval(record: RunRequestRecord): void {
+  if (record.state === "AWAITING_APPROVAL") return;
+  throw new CharterError(
+    "RUN_NOT_RESUMABLE",
+    `run ${record.runId} is not waiting for an approval (its lifecycle is at ${record.state})`,
+    { details: { runId: record.runId, reason: "not_awaiting_approval", state: record.state } },
+  );
 }

@@ -5,7 +5,7 @@ import { defaultLeaseMilliseconds } from "../execution/in-process-run-dispatcher
 import type { RunDispatcher } from "../execution/run-dispatcher.js";
 import { createRunEventHub } from "../execution/run-event-hub.js";
 import type { RunExecutionContext } from "../execution/run-execution-context.js";
-import { recordCancelledRun } from "../execution/settle-run.js";
+import { assertAwaitingApproval, recordCancelledRun } from "../execution/settle-run.js";
 import { waitForRunToStop } from "../execution/watch-run-events.js";
 import { openRunQueue, type RunQueue } from "./run-queue.js";
 import { type RunQueueWorker, startRunQueueWorker } from "./run-queue-worker.js";
@@ -106,6 +106,13 @@ export async function createPgBossRunDispatcher(
     },
 
     async decide(decision) {
+      const record = await context.store.forTenant(decision.tenantId).getRunRequest(decision.runId);
+      if (record === null) {
+        throw new CharterError("RUN_NOT_FOUND", `no run ${decision.runId}`, {
+          details: { runId: decision.runId },
+        });
+      }
+      assertAwaitingApproval(record);
       await queue.sendDecision({ decision });
     },
 

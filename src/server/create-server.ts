@@ -6,6 +6,7 @@ import { CharterError } from "../foundation/charter-error.js";
 import { type RuntimeEnvironment, systemEnvironment } from "../foundation/environment.js";
 import type { RunStore } from "../store/run-store.js";
 import type { RunDispatcher } from "./execution/run-dispatcher.js";
+import { chatCompletionRoutes } from "./http/chat-completion-routes.js";
 import { errorResponse, errorResponseOf } from "./http/error-response.js";
 import { errorSchema } from "./http/error-schema.js";
 import { healthRoutes } from "./http/health-routes.js";
@@ -172,6 +173,11 @@ export async function createServer(options: CreateServerOptions): Promise<Charte
     store,
     violations,
     ...(options.dispatcher?.events !== undefined ? { events: options.dispatcher.events } : {}),
+  });
+  await app.register(chatCompletionRoutes, {
+    store,
+    environment,
+    ...(options.dispatcher !== undefined ? { dispatcher: options.dispatcher } : {}),
   });
   await app.register(tenantConfigurationRoutes, { store, environment });
   await app.ready();

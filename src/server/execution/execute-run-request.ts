@@ -108,10 +108,12 @@ export async function executeRunRequest(
   // Stored already: another execution started it (a queue that handed it out twice); it is that execution's.
   if ((await store.getRun(request.runId)) !== null) return { status: "suspended", result: null };
   const prompt = request.prompt ?? canonicalJson(request.input ?? null);
-  const history =
-    request.conversationId === null
+  const history = [
+    ...(request.conversationId === null
       ? []
-      : await conversationHistory(store, request.conversationId, request.runId);
+      : await conversationHistory(store, request.conversationId, request.runId)),
+    ...(request.messages ?? []),
+  ];
   const overlay = await context.tenantConfiguration?.(request.tenantId);
   const observed = observeRun(lifecycle, options);
   const result = await runAgent({

@@ -20,6 +20,11 @@ export interface RunRequest {
   readonly prompt: string | null;
   readonly input: unknown;
   readonly metadata: Readonly<Record<string, unknown>>;
+  /**
+   * Earlier messages of the exchange the caller sent with the request (the chat completions route: every message
+   * before the last user message), after the conversation's own history; absent for `POST /v1/runs`.
+   */
+  readonly messages?: readonly { readonly role: "user" | "assistant"; readonly content: string }[];
   /** Milliseconds since the epoch, from the server's clock. */
   readonly requestedAt: number;
 }

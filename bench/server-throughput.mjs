@@ -23,7 +23,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { performance } from "node:perf_hooks";
+import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 import Fastify from "fastify";
 
 const dist = new URL("../dist/", import.meta.url);
@@ -97,11 +97,15 @@ function memorySampler() {
   };
   sample();
   const timer = setInterval(sample, 25);
+  // How long the event loop was blocked: a synchronous wait (a busy database, say) stalls every run at once.
+  const delay = monitorEventLoopDelay({ resolution: 10 });
+  delay.enable();
   return {
     stop() {
       clearInterval(timer);
+      delay.disable();
       sample();
-      return { rss, heap };
+      return { rss, heap, loopDelayP99: delay.percentile(99) / 1e6, loopDelayMax: delay.max / 1e6 };
     },
   };
 }
@@ -126,7 +130,10 @@ async function drive(count, limit, send) {
       } catch (error) {
         failures.push({
           number,
-          error: error?.name === "AbortError" ? "cut off by the time limit" : String(error),
+          error:
+            error?.name === "AbortError"
+              ? "cut off by the time limit"
+              : `${error}${error?.cause !== undefined ? ` (${error.cause.code ?? error.cause})` : ""}`,
         });
       }
     }
@@ -327,7 +334,7 @@ print(
 print();
 for (const result of [bareResult, serverResult]) {
   print(
-    `${result.name.padEnd(22)} ${String(result.answers.length).padStart(5)} runs in ${(result.elapsed / 1000).toFixed(2)} s: ${throughput(result).toFixed(1)} runs/s; latency p50 ${ms(percentile(result.latencies, 0.5))}, p99 ${ms(percentile(result.latencies, 0.99))}, max ${ms(Math.max(...result.latencies))}; peak RSS ${mb(result.memory.rss)}, heap ${mb(result.memory.heap)}${result.cutOff ? " (CUT OFF by the time limit)" : ""}${result.failures.length > 0 ? `; ${result.failures.length} failed, first: ${result.failures[0].error}` : ""}`,
+    `${result.name.padEnd(22)} ${String(result.answers.length).padStart(5)} runs in ${(result.elapsed / 1000).toFixed(2)} s: ${throughput(result).toFixed(1)} runs/s; latency p50 ${ms(percentile(result.latencies, 0.5))}, p99 ${ms(percentile(result.latencies, 0.99))}, max ${ms(Math.max(...result.latencies))}; peak RSS ${mb(result.memory.rss)}, heap ${mb(result.memory.heap)}; event loop blocked p99 ${ms(result.memory.loopDelayP99)}, max ${ms(result.memory.loopDelayMax)}${result.cutOff ? " (CUT OFF by the time limit)" : ""}${result.failures.length > 0 ? `; ${result.failures.length} failed, first: ${result.failures[0].error}` : ""}`,
   );
 }
 const ratio = throughput(serverResult) / throughput(bareResult);

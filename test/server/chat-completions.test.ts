@@ -152,4 +152,23 @@ describe.each(testBackends)("POST /v1/chat/completions on %s", (backend) => {
     // Nothing reached the model.
     expect(api.model.requests).toEqual([]);
   });
+
+  it("a tenant limited to some agents may not name another as the model, nor auto", async () => {
+    const api = await running(backend, () => ({ kind: "text", text: "never" }));
+    const admin = await api.key("acme", "admin");
+    const configured = await api.request("PUT", "/v1/tenant/config", {
+      key: admin,
+      body: { allowedAgents: ["recorder"] },
+    });
+    expect(configured.status).toBe(200);
+    for (const model of ["helper", "auto"]) {
+      const refused = await openai(api, admin)
+        .chat.completions.create({ model, messages: [{ role: "user", content: "Hi." }] })
+        .catch((error: unknown) => error);
+      expect(refused, model).toBeInstanceOf(OpenAI.PermissionDeniedError);
+      expect((refused as InstanceType<typeof OpenAI.PermissionDeniedError>).code).toBe("PERMISSION_DENIED");
+    }
+    expect(api.model.requests).toEqual([]);
+    expect(await api.store.forTenant("acme").listRuns({ limit: 10 })).toEqual([]);
+  });
 });

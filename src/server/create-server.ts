@@ -14,6 +14,7 @@ import { keyRoutes } from "./http/key-routes.js";
 import { openApiRoutes } from "./http/openapi-routes.js";
 import { runEventRoutes } from "./http/run-event-routes.js";
 import { runRoutes } from "./http/run-routes.js";
+import { statsRoutes } from "./http/stats-routes.js";
 import { tenantConfigurationRoutes } from "./http/tenant-configuration-routes.js";
 import "./http/request-identity.js";
 import { createAuthenticator } from "./identity/authenticate-request.js";
@@ -180,6 +181,7 @@ export async function createServer(options: CreateServerOptions): Promise<Charte
     ...(options.dispatcher !== undefined ? { dispatcher: options.dispatcher } : {}),
   });
   await app.register(tenantConfigurationRoutes, { store, environment });
+  await app.register(statsRoutes, { store, environment });
   await app.ready();
 
   return {

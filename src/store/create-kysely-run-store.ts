@@ -9,6 +9,7 @@ import { createIdempotencyKeyAccess } from "./idempotency-key-access.js";
 import { importRunExport } from "./import-run-export.js";
 import { createRateWindowAccess } from "./rate-window-access.js";
 import { createRunEventAccess } from "./run-event-access.js";
+import { createRunEventRangeAccess } from "./run-event-range-access.js";
 import {
   createdRunProgress,
   type RunProgress,
@@ -401,6 +402,7 @@ export function createKyselyRunStore(options: KyselyRunStoreOptions): RunStore {
       ...createIdempotencyKeyAccess(database, guard, tenantId),
       ...createSecurityEventAccess(database, guard, tenantId),
       ...createRateWindowAccess(database, guard, tenantId),
+      ...createRunEventRangeAccess(database, guard, tenantId),
       ...createTenantConfigurationAccess(database, guard, tenantId),
 
       findRunTenant: (runId) =>

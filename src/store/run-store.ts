@@ -4,6 +4,7 @@ import type { CommitBatch, CommitReceipt, RunFinish, ToolOutputInput } from "./c
 import type {
   NewRunEvent,
   NewRunRequest,
+  RunEventType,
   RunRequestRecord,
   StoredRunEvent,
   UnsettledRunRequest,
@@ -187,6 +188,18 @@ export interface RunStore {
     runId: string,
     options?: { readonly afterSequence?: number; readonly limit?: number },
   ): Promise<StoredRunEvent[]>;
+  /**
+   * The store's tenant's lifecycle events of the given types stored in `[from, to)`, across runs, ordered by time,
+   * run and sequence; `after` (the last event of the previous page) continues, `limit` (default and at most 5000)
+   * bounds a page.
+   */
+  listRunEventsInRange(query: {
+    readonly types: readonly RunEventType[];
+    readonly from: number;
+    readonly to: number;
+    readonly after?: { readonly createdAt: number; readonly runId: string; readonly sequence: number };
+    readonly limit?: number;
+  }): Promise<StoredRunEvent[]>;
   /** The tenant's server runs of one conversation, oldest first. */
   listConversationRequests(conversationId: string): Promise<RunRequestRecord[]>;
   /**

@@ -1,0 +1,75 @@
+import type { FastifyPluginAsync } from "fastify";
+import { CharterError } from "../../foundation/charter-error.js";
+import type { RuntimeEnvironment } from "../../foundation/environment.js";
+import type { RunStore } from "../../store/run-store.js";
+import { runStatistics, type StatisticsGrouping, statisticsGroupings } from "../stats/run-statistics.js";
+import { authenticatedErrors } from "./error-schema.js";
+import { identityOf } from "./request-identity.js";
+
+export interface StatsRoutesOptions {
+  readonly store: RunStore;
+  readonly environment: RuntimeEnvironment;
+}
+
+const day = 24 * 60 * 60 * 1000;
+
+function instant(value: string | undefined, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  const parsed = Date.parse(value);
+  if (Number.isNaN(parsed)) {
+    throw new CharterError("REQUEST_INVALID", `${name} is not a date and time (2026-01-01T00:00:00Z)`, {
+      details: { issues: [`querystring/${name} is not a date-time`] },
+    });
+  }
+  return parsed;
+}
+
+/** `GET /v1/stats`: the caller's tenant's run statistics over a time range (any role). */
+export const statsRoutes: FastifyPluginAsync<StatsRoutesOptions> = async (app, { store, environment }) => {
+  app.get<{ Querystring: { from?: string; to?: string; groupBy?: StatisticsGrouping } }>(
+    "/v1/stats",
+    {
+      config: { permission: "stats.read" },
+      schema: {
+        summary: "The tenant's run statistics between from and to (default the last 24 hours)",
+        tags: ["stats"],
+        querystring: {
+          type: "object",
+          additionalProperties: false,
+          properties: {
+            from: {
+              type: "string",
+              description: "ISO 8601 date and time, inclusive; default to minus 24 hours",
+            },
+            to: { type: "string", description: "ISO 8601 date and time, exclusive; default now" },
+            groupBy: { type: "string", enum: [...statisticsGroupings] },
+          },
+        },
+        response: {
+          200: { type: "object", additionalProperties: true },
+          ...authenticatedErrors,
+        },
+      },
+    },
+    async (request) => {
+      const to = instant(request.query.to, "to", environment.now());
+      const from = instant(request.query.from, "from", to - day);
+      if (from >= to) {
+        throw new CharterError("REQUEST_INVALID", "from must be before to", {
+          details: { issues: ["querystring/from must be before querystring/to"] },
+        });
+      }
+      const tenantStore = store.forTenant(identityOf(request).tenantId);
+      const statistics = await runStatistics(tenantStore, {
+        from,
+        to,
+        ...(request.query.groupBy !== undefined ? { groupBy: request.query.groupBy } : {}),
+      });
+      return {
+        ...statistics,
+        from: new Date(statistics.from).toISOString(),
+        to: new Date(statistics.to).toISOString(),
+      };
+    },
+  );
+};

@@ -1,0 +1,185 @@
+import type { StoredRunEvent } from "../../store/run-event-records.js";
+import type { RunStore } from "../../store/run-store.js";
+
+export const statisticsGroupings = ["provider", "model", "agent", "status"] as const;
+export type StatisticsGrouping = (typeof statisticsGroupings)[number];
+
+/** One finished run, as its stored lifecycle events and run record say. */
+interface FinishedRun {
+  readonly provider: string;
+  readonly model: string;
+  readonly agent: string;
+  readonly status: "completed" | "failed" | "cancelled";
+  readonly durationMilliseconds: number;
+  readonly promptTokens: number;
+  readonly completionTokens: number;
+  readonly costUsd: number;
+  readonly toolCalls: number;
+  readonly cacheHits: number;
+  readonly cacheMisses: number;
+  readonly failover: boolean;
+}
+
+export interface RunStatisticsFigures {
+  readonly runs: number;
+  readonly byStatus: Record<string, number>;
+  readonly byProvider: Record<string, number>;
+  readonly byModel: Record<string, number>;
+  readonly byAgent: Record<string, number>;
+  readonly durationMs: { readonly average: number | null; readonly p95: number | null };
+  readonly tokens: { readonly prompt: number; readonly completion: number; readonly total: number };
+  readonly costUsd: number;
+  readonly toolCalls: { readonly total: number; readonly perRun: number | null };
+  readonly cache: { readonly hits: number; readonly misses: number; readonly hitRatio: number | null };
+  /** Per provider: the share of its runs that failed (cancellations aside). */
+  readonly errorRateByProvider: Record<string, number>;
+  readonly failovers: number;
+}
+
+export interface RunStatistics extends RunStatisticsFigures {
+  readonly from: number;
+  readonly to: number;
+  /** Runs accepted within the range (REQUESTED events), per minute of the range. */
+  readonly requests: number;
+  readonly requestsPerMinute: number;
+  readonly groups?: readonly ({ readonly key: string } & RunStatisticsFigures)[];
+}
+
+const unknown = "unknown";
+
+function text(value: unknown): string | null {
+  return typeof value === "string" && value !== "" ? value : null;
+}
+
+function number(value: unknown): number {
+  return typeof value === "number" && Number.isFinite(value) ? value : 0;
+}
+
+/** Rounded to 6 decimals, so that a ratio reads the same on every backend and platform. */
+function ratio(numerator: number, denominator: number): number | null {
+  return denominator === 0 ? null : Math.round((numerator / denominator) * 1e6) / 1e6;
+}
+
+function countBy(runs: readonly FinishedRun[], key: (run: FinishedRun) => string): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const run of runs) counts[key(run)] = (counts[key(run)] ?? 0) + 1;
+  return Object.fromEntries(Object.entries(counts).sort(([left], [right]) => left.localeCompare(right)));
+}
+
+/** The figures of a set of runs: the p95 is the nearest-rank 95th percentile of their durations. */
+export function figuresOf(runs: readonly FinishedRun[]): RunStatisticsFigures {
+  const durations = runs.map((run) => run.durationMilliseconds).sort((left, right) => left - right);
+  const sum = (pick: (run: FinishedRun) => number) => runs.reduce((total, run) => total + pick(run), 0);
+  const prompt = sum((run) => run.promptTokens);
+  const completion = sum((run) => run.completionTokens);
+  const toolCalls = sum((run) => run.toolCalls);
+  const hits = sum((run) => run.cacheHits);
+  const misses = sum((run) => run.cacheMisses);
+  const errorRateByProvider: Record<string, number> = {};
+  for (const [provider] of Object.entries(countBy(runs, (run) => run.provider))) {
+    const ended = runs.filter((run) => run.provider === provider && run.status !== "cancelled");
+    const rate = ratio(ended.filter((run) => run.status === "failed").length, ended.length);
+    if (rate !== null) errorRateByProvider[provider] = rate;
+  }
+  return {
+    runs: runs.length,
+    byStatus: countBy(runs, (run) => run.status),
+    byProvider: countBy(runs, (run) => run.provider),
+    byModel: countBy(runs, (run) => run.model),
+    byAgent: countBy(runs, (run) => run.agent),
+    durationMs: {
+      average:
+        durations.length === 0 ? null : Math.round(sum((run) => run.durationMilliseconds) / durations.length),
+      p95: durations.length === 0 ? null : (durations[Math.ceil(0.95 * durations.length) - 1] ?? null),
+    },
+    tokens: { prompt, completion, total: prompt + completion },
+    costUsd: Math.round(sum((run) => run.costUsd) * 1e6) / 1e6,
+    toolCalls: { total: toolCalls, perRun: ratio(toolCalls, runs.length) },
+    cache: { hits, misses, hitRatio: ratio(hits, hits + misses) },
+    errorRateByProvider,
+    failovers: runs.filter((run) => run.failover).length,
+  };
+}
+
+async function* eventsInRange(
+  store: RunStore,
+  types: StoredRunEvent["type"][],
+  from: number,
+  to: number,
+): AsyncGenerator<StoredRunEvent> {
+  let after: { createdAt: number; runId: string; sequence: number } | undefined;
+  for (;;) {
+    const page = await store.listRunEventsInRange({
+      types,
+      from,
+      to,
+      ...(after !== undefined ? { after } : {}),
+    });
+    yield* page;
+    const last = page.at(-1);
+    if (last === undefined) return;
+    after = { createdAt: last.createdAt, runId: last.runId, sequence: last.sequence };
+  }
+}
+
+/**
+ * A tenant's statistics over `[from, to)`, from what the run store holds: the runs that ended in the range (their
+ * COMPLETED or FAILED event's telemetry, their REQUESTED event for the duration and the agent asked for, their run
+ * record for the cost), and the runs accepted in it (requests per minute). Durations are measured by the store's
+ * clock, from the request's acceptance to the run's end event, so runs executed by several processes compare.
+ */
+export async function runStatistics(
+  store: RunStore,
+  query: { readonly from: number; readonly to: number; readonly groupBy?: StatisticsGrouping },
+): Promise<RunStatistics> {
+  const runs: FinishedRun[] = [];
+  let requests = 0;
+  for await (const event of eventsInRange(
+    store,
+    ["REQUESTED", "COMPLETED", "FAILED"],
+    query.from,
+    query.to,
+  )) {
+    if (event.type === "REQUESTED") {
+      requests += 1;
+      continue;
+    }
+    const requested = (await store.readRunEvents(event.runId, { limit: 1 }))[0];
+    const record = await store.getRun(event.runId);
+    const data = event.data;
+    const intent = (data.intent ?? {}) as { intent?: unknown };
+    const usage = (data.token_usage ?? {}) as { prompt_tokens?: unknown; completion_tokens?: unknown };
+    const calls = Array.isArray(data.tool_calls) ? (data.tool_calls as { cache_hit?: unknown }[]) : [];
+    runs.push({
+      provider: text(data.provider) ?? unknown,
+      model: text(data.model) ?? unknown,
+      agent: text(intent.intent) ?? text(requested?.data.agent) ?? unknown,
+      status: event.type === "COMPLETED" ? "completed" : data.cancelled === true ? "cancelled" : "failed",
+      durationMilliseconds: Math.max(0, event.createdAt - (requested?.createdAt ?? event.createdAt)),
+      promptTokens: number(usage.prompt_tokens),
+      completionTokens: number(usage.completion_tokens),
+      costUsd: record?.totals.costUsd ?? 0,
+      toolCalls: calls.length,
+      cacheHits: calls.filter((call) => call.cache_hit === true).length,
+      cacheMisses: calls.filter((call) => call.cache_hit === false).length,
+      failover: data.final_state === "failover",
+    });
+  }
+  const minutes = (query.to - query.from) / 60_000;
+  const statistics: RunStatistics = {
+    from: query.from,
+    to: query.to,
+    requests,
+    requestsPerMinute: ratio(requests, minutes) ?? 0,
+    ...figuresOf(runs),
+  };
+  const grouping = query.groupBy;
+  if (grouping === undefined) return statistics;
+  const keys = [...new Set(runs.map((run) => run[grouping]))].sort((left, right) =>
+    left.localeCompare(right),
+  );
+  return {
+    ...statistics,
+    groups: keys.map((key) => ({ key, ...figuresOf(runs.filter((run) => run[grouping] === key)) })),
+  };
+}

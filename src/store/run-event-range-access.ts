@@ -1,0 +1,72 @@
+import type { Kysely } from "kysely";
+import type { RunEventType, StoredRunEvent } from "./run-event-records.js";
+import type { RunStore } from "./run-store.js";
+import type { StoreDatabase } from "./store-database.js";
+import type { StoreGuard } from "./store-guard.js";
+
+export type RunEventRangeAccess = Pick<RunStore, "listRunEventsInRange">;
+
+const maximumPage = 5000;
+
+/**
+ * The store's tenant's lifecycle events of some types stored within a time range, across runs, in (time, run,
+ * sequence) order, a page at a time: what statistics are computed from.
+ */
+export function createRunEventRangeAccess(
+  database: Kysely<StoreDatabase>,
+  guard: StoreGuard,
+  tenantId: string | null,
+): RunEventRangeAccess {
+  const tenantFilter = tenantId === null ? ("is" as const) : ("=" as const);
+  return {
+    listRunEventsInRange: (query) =>
+      guard("listRunEventsInRange", {}, async () => {
+        if (query.types.length === 0) return [];
+        const limit = Math.min(Math.max(Math.trunc(query.limit ?? maximumPage), 1), maximumPage);
+        let select = database
+          .selectFrom("charter_run_events")
+          .selectAll()
+          .where("tenant_id", tenantFilter, tenantId)
+          .where("type", "in", [...query.types])
+          .where("created_at", ">=", query.from)
+          .where("created_at", "<", query.to);
+        const after = query.after;
+        if (after !== undefined) {
+          select = select.where((expression) =>
+            expression.or([
+              expression("created_at", ">", after.createdAt),
+              expression.and([
+                expression("created_at", "=", after.createdAt),
+                expression("run_id", ">", after.runId),
+              ]),
+              expression.and([
+                expression("created_at", "=", after.createdAt),
+                expression("run_id", "=", after.runId),
+                expression("sequence", ">", after.sequence),
+              ]),
+            ]),
+          );
+        }
+        const rows = await select
+          .orderBy("created_at")
+          .orderBy("run_id")
+          .orderBy("sequence")
+          .limit(limit)
+          .execute();
+        return rows.map(
+          (row): StoredRunEvent => ({
+            runId: row.run_id,
+            sequence: Number(row.sequence),
+            tenantId: row.tenant_id,
+            type: row.type as RunEventType,
+            requestId: row.request_id,
+            userId: row.user_id,
+            correlationId: row.correlation_id,
+            conversationId: row.conversation_id,
+            createdAt: Number(row.created_at),
+            data: JSON.parse(row.data_json) as Record<string, unknown>,
+          }),
+        );
+      }),
+  };
+}

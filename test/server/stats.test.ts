@@ -109,5 +109,33 @@ describe.each(testBackends)("GET /v1/stats on %s", (backend) => {
     expect((await server.request("GET", "/v1/stats?from=yesterday", { key: viewer })).status).toBe(400);
     expect((await server.request("GET", "/v1/stats?groupBy=colour", { key: viewer })).status).toBe(400);
     expect((await server.request("GET", "/v1/stats", { key: null })).status).toBe(401);
+
+    // The same runs as Prometheus metrics, for a scrape with the tenant's key.
+    const metrics = await fetch(`${server.address}/metrics`, {
+      headers: { authorization: `Bearer ${viewer}` },
+    });
+    expect(metrics.status).toBe(200);
+    expect(metrics.headers.get("content-type")).toBe("text/plain; version=0.0.4; charset=utf-8");
+    const samples = (await metrics.text()).split("\n").filter((line) => line !== "" && !line.startsWith("#"));
+    expect(samples).toEqual([
+      "charter_run_requests_total 4",
+      'charter_runs_total{agent="helper",provider="local",model="m",status="completed"} 3',
+      'charter_runs_total{agent="helper",provider="local",model="m",status="failed"} 1',
+      'charter_run_duration_milliseconds{quantile="0.95"} 12000',
+      "charter_run_duration_milliseconds_sum 18000",
+      "charter_run_duration_milliseconds_count 4",
+      'charter_tokens_total{kind="prompt"} 300',
+      'charter_tokens_total{kind="completion"} 60',
+      "charter_cost_usd_total 0",
+      "charter_tool_calls_total 0",
+      'charter_tool_cache_lookups_total{result="hit"} 0',
+      'charter_tool_cache_lookups_total{result="miss"} 0',
+      "charter_failovers_total 0",
+    ]);
+    const globexMetrics = await fetch(`${server.address}/metrics`, {
+      headers: { authorization: `Bearer ${await server.key("globex", "viewer")}` },
+    });
+    expect(await globexMetrics.text()).toContain("charter_run_requests_total 0\n");
+    expect((await fetch(`${server.address}/metrics`)).status).toBe(401);
   });
 });

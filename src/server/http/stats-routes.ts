@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from "fastify";
 import { CharterError } from "../../foundation/charter-error.js";
 import type { RuntimeEnvironment } from "../../foundation/environment.js";
 import type { RunStore } from "../../store/run-store.js";
+import { prometheusMetrics } from "../stats/prometheus-metrics.js";
 import { runStatistics, type StatisticsGrouping, statisticsGroupings } from "../stats/run-statistics.js";
 import { authenticatedErrors } from "./error-schema.js";
 import { identityOf } from "./request-identity.js";
@@ -70,6 +71,23 @@ export const statsRoutes: FastifyPluginAsync<StatsRoutesOptions> = async (app, {
         from: new Date(statistics.from).toISOString(),
         to: new Date(statistics.to).toISOString(),
       };
+    },
+  );
+
+  app.get(
+    "/metrics",
+    {
+      config: { permission: "stats.read" },
+      schema: {
+        summary: "The tenant's run metrics in the Prometheus text format (a scrape with an API key)",
+        tags: ["stats"],
+        response: { 200: { type: "string" }, ...authenticatedErrors },
+      },
+    },
+    async (request, reply) => {
+      const tenantStore = store.forTenant(identityOf(request).tenantId);
+      const text = await prometheusMetrics(tenantStore, environment.now());
+      return reply.header("content-type", "text/plain; version=0.0.4; charset=utf-8").send(text);
     },
   );
 };

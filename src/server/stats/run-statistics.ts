@@ -5,7 +5,7 @@ export const statisticsGroupings = ["provider", "model", "agent", "status"] as c
 export type StatisticsGrouping = (typeof statisticsGroupings)[number];
 
 /** One finished run, as its stored lifecycle events and run record say. */
-interface FinishedRun {
+export interface FinishedRun {
   readonly provider: string;
   readonly model: string;
   readonly agent: string;
@@ -132,6 +132,33 @@ export async function runStatistics(
   store: RunStore,
   query: { readonly from: number; readonly to: number; readonly groupBy?: StatisticsGrouping },
 ): Promise<RunStatistics> {
+  const { runs, requests } = await finishedRuns(store, query.from, query.to);
+  const minutes = (query.to - query.from) / 60_000;
+  const statistics: RunStatistics = {
+    from: query.from,
+    to: query.to,
+    requests,
+    requestsPerMinute: ratio(requests, minutes) ?? 0,
+    ...figuresOf(runs),
+  };
+  const grouping = query.groupBy;
+  if (grouping === undefined) return statistics;
+  const keys = [...new Set(runs.map((run) => run[grouping]))].sort((left, right) =>
+    left.localeCompare(right),
+  );
+  return {
+    ...statistics,
+    groups: keys.map((key) => ({ key, ...figuresOf(runs.filter((run) => run[grouping] === key)) })),
+  };
+}
+
+/** The runs that ended in `[from, to)` and the number of runs accepted in it, from the tenant's stored events. */
+export async function finishedRuns(
+  store: RunStore,
+  from: number,
+  to: number,
+): Promise<{ readonly runs: readonly FinishedRun[]; readonly requests: number }> {
+  const query = { from, to };
   const runs: FinishedRun[] = [];
   let requests = 0;
   for await (const event of eventsInRange(
@@ -165,21 +192,5 @@ export async function runStatistics(
       failover: data.final_state === "failover",
     });
   }
-  const minutes = (query.to - query.from) / 60_000;
-  const statistics: RunStatistics = {
-    from: query.from,
-    to: query.to,
-    requests,
-    requestsPerMinute: ratio(requests, minutes) ?? 0,
-    ...figuresOf(runs),
-  };
-  const grouping = query.groupBy;
-  if (grouping === undefined) return statistics;
-  const keys = [...new Set(runs.map((run) => run[grouping]))].sort((left, right) =>
-    left.localeCompare(right),
-  );
-  return {
-    ...statistics,
-    groups: keys.map((key) => ({ key, ...figuresOf(runs.filter((run) => run[grouping] === key)) })),
-  };
+  return { runs, requests };
 }

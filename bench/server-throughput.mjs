@@ -12,7 +12,7 @@
 //
 // RUNS runs (1,000) are sent CONCURRENCY at a time (default all at once) from this process, to each side in turn
 // (bare first, then the server; a warm-up of a few runs on each side before). Printed: runs/s of both and the ratio,
-// the latency percentiles of both and their differences (the added latency, queueing included, since both sides
+// the CPU time per run of both (this process's, the scripted servers' included), the latency percentiles of both and their differences (the added latency, queueing included, since both sides
 // receive the same load), one-at-a-time latency (SERIAL runs, no queueing), the peak RSS and heap during each phase,
 // and the checks: every run id answered once and stored once, every run completed, one tool execution and two model
 // calls per run. A phase is cut off after TIME_LIMIT_SECONDS (300); what finished by then is reported.
@@ -262,8 +262,11 @@ const sendServer = (prefix) => async (number, signal) => {
 async function phase(name, send) {
   globalThis.gc?.();
   const memory = memorySampler();
+  const cpuBefore = process.cpuUsage();
   const result = await drive(runs, concurrency, send);
-  return { name, ...result, memory: memory.stop() };
+  const cpu = process.cpuUsage(cpuBefore);
+  // CPU time moves less than wall time on a shared machine: this process's, the scripted servers' included.
+  return { name, ...result, memory: memory.stop(), cpuMs: (cpu.user + cpu.system) / 1000 };
 }
 
 const loadBefore = loadavg()[0];
@@ -334,7 +337,7 @@ print(
 print();
 for (const result of [bareResult, serverResult]) {
   print(
-    `${result.name.padEnd(22)} ${String(result.answers.length).padStart(5)} runs in ${(result.elapsed / 1000).toFixed(2)} s: ${throughput(result).toFixed(1)} runs/s; latency p50 ${ms(percentile(result.latencies, 0.5))}, p99 ${ms(percentile(result.latencies, 0.99))}, max ${ms(Math.max(...result.latencies))}; peak RSS ${mb(result.memory.rss)}, heap ${mb(result.memory.heap)}; event loop blocked p99 ${ms(result.memory.loopDelayP99)}, max ${ms(result.memory.loopDelayMax)}${result.cutOff ? " (CUT OFF by the time limit)" : ""}${result.failures.length > 0 ? `; ${result.failures.length} failed, first: ${result.failures[0].error}` : ""}`,
+    `${result.name.padEnd(22)} ${String(result.answers.length).padStart(5)} runs in ${(result.elapsed / 1000).toFixed(2)} s: ${throughput(result).toFixed(1)} runs/s, ${(result.cpuMs / Math.max(1, result.answers.length)).toFixed(1)} ms of CPU per run; latency p50 ${ms(percentile(result.latencies, 0.5))}, p99 ${ms(percentile(result.latencies, 0.99))}, max ${ms(Math.max(...result.latencies))}; peak RSS ${mb(result.memory.rss)}, heap ${mb(result.memory.heap)}; event loop blocked p99 ${ms(result.memory.loopDelayP99)}, max ${ms(result.memory.loopDelayMax)}${result.cutOff ? " (CUT OFF by the time limit)" : ""}${result.failures.length > 0 ? `; ${result.failures.length} failed, first: ${result.failures[0].error}` : ""}`,
   );
 }
 const ratio = throughput(serverResult) / throughput(bareResult);
@@ -344,6 +347,8 @@ print();
 print(
   `throughput, server / bare: ${ratio.toFixed(3)}   (target >= 0.5: ${ratio >= 0.5 ? "met" : "NOT met"})`,
 );
+const cpuPerRun = (result) => result.cpuMs / Math.max(1, result.answers.length);
+print(`CPU per run, server / bare: ${(cpuPerRun(serverResult) / cpuPerRun(bareResult)).toFixed(2)}`);
 print(
   `added latency under load (server minus bare, same percentile): p50 ${ms(addedP50)}, p99 ${ms(addedP99)}   (target p99 < 50 ms: ${addedP99 < 50 ? "met" : "NOT met"})`,
 );

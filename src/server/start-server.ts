@@ -1,33 +1,19 @@
-import { resolve } from "node:path";
-import { createAgentCatalog } from "../agents/create-agent-catalog.js";
-import { loadConfiguration } from "../config/load-configuration.js";
 import { CharterError } from "../foundation/charter-error.js";
-import { type RuntimeEnvironment, systemEnvironment } from "../foundation/environment.js";
-import { SecretRedactor } from "../foundation/secret-redactor.js";
-import { selectRunStore } from "../runner/select-run-store.js";
 import { openRunStore } from "../store/open-run-store.js";
+import { isPostgresUrl } from "../store/run-store-location.js";
 import { createServer } from "./create-server.js";
 import { createInProcessRunDispatcher, defaultWorkers } from "./execution/in-process-run-dispatcher.js";
 import type { RunDispatcher } from "./execution/run-dispatcher.js";
-import type { RunExecutionContext } from "./execution/run-execution-context.js";
-import { createTenantConfigurationResolver } from "./tenants/resolve-tenant-settings.js";
+import { loadRunExecutionSetup, type RunExecutionSetupOptions } from "./load-run-execution-setup.js";
 
-export interface StartServerOptions {
+export interface StartServerOptions extends RunExecutionSetupOptions {
   readonly host: string;
   readonly port: number;
-  /** `--config FILE`, layered over the configuration files found from `cwd`. */
-  readonly configPath?: string;
-  /** `--store URL`: wins over the configuration's store. */
-  readonly store?: string;
   /**
    * `--workers N`: runs executed at once in this process (default 2). With a PostgreSQL store runs go through the
    * queue and 0 serves the API alone (`charter worker` executes them); with SQLite, at least 1.
    */
   readonly workers?: number;
-  readonly cwd?: string;
-  readonly binaryDirectory?: string;
-  readonly processEnvironment?: Readonly<Record<string, string | undefined>>;
-  readonly environment?: RuntimeEnvironment;
   /** Told of a failure in the background (a run that could not be continued), as one line. */
   readonly onError?: (error: unknown) => void;
 }
@@ -49,58 +35,26 @@ export interface StartedServer {
  * and listens.
  */
 export async function startServer(options: StartServerOptions): Promise<StartedServer> {
-  const environment = options.environment ?? systemEnvironment;
-  const cwd = options.cwd ?? process.cwd();
   const workers = options.workers ?? defaultWorkers;
-  const configPath = options.configPath !== undefined ? resolve(cwd, options.configPath) : undefined;
-  const loaded = await loadConfiguration({
-    ...(configPath !== undefined ? { configPath } : {}),
-    cwd,
-    ...(options.binaryDirectory !== undefined ? { binaryDirectory: options.binaryDirectory } : {}),
-    ...(options.processEnvironment !== undefined ? { processEnvironment: options.processEnvironment } : {}),
-  });
-  const location = await selectRunStore({
-    store: options.store,
-    configured: loaded.configuration.store,
-    ...(options.processEnvironment !== undefined ? { processEnvironment: options.processEnvironment } : {}),
-  });
-  if (workers < 1 && !/^postgres(?:ql)?:\/\//i.test(location.url)) {
+  const setup = await loadRunExecutionSetup(options);
+  const { environment, loaded } = setup;
+  if (workers < 1 && !isPostgresUrl(setup.storeUrl)) {
     throw new CharterError(
       "ARGUMENT_INVALID",
       "--workers 0 serves the API alone, which needs a PostgreSQL store (whose queue charter worker takes runs from); with SQLite this process executes its runs: give --workers 1 or more",
       { details: { argument: "workers", value: workers, backend: "sqlite" } },
     );
   }
-  const store = await openRunStore({ ...location, environment });
+  const store = await openRunStore({ url: setup.storeUrl, environment });
   try {
-    const redactor = new SecretRedactor();
-    for (const secret of loaded.secrets) redactor.addSecret(secret.value, secret.label);
-    const context: RunExecutionContext = {
-      store,
-      agentCatalog: createAgentCatalog(),
-      environment,
-      cwd,
-      ...(configPath !== undefined ? { configPath } : {}),
-      ...(options.processEnvironment !== undefined ? { processEnvironment: options.processEnvironment } : {}),
-      ...(loaded.configuration.server?.rateLimits?.toolCalls !== undefined
-        ? { toolCallLimits: loaded.configuration.server.rateLimits.toolCalls }
-        : {}),
-      tenantConfiguration: createTenantConfigurationResolver({
-        store,
-        configuration: loaded.configuration,
-        ...(options.processEnvironment !== undefined
-          ? { processEnvironment: options.processEnvironment }
-          : {}),
-      }),
-      redactor,
-    };
+    const context = setup.executionContext(store);
     const onError = options.onError !== undefined ? { onError: options.onError } : {};
     let dispatcher: RunDispatcher;
     let stopDispatcher: () => Promise<void>;
     if (store.backend === "postgres") {
       // The queue is pg-boss, loaded only for a PostgreSQL store.
       const { createPgBossRunDispatcher } = await import("./workers/pg-boss-run-dispatcher.js");
-      const queued = await createPgBossRunDispatcher({ context, url: location.url, workers, ...onError });
+      const queued = await createPgBossRunDispatcher({ context, url: setup.storeUrl, workers, ...onError });
       dispatcher = queued;
       stopDispatcher = () => queued.close();
     } else {

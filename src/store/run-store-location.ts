@@ -62,8 +62,13 @@ export function describeLocation(location: RunStoreLocation): string {
   }
 }
 
+/** Whether a store URL names PostgreSQL (`postgres://` or `postgresql://`, any case). */
+export function isPostgresUrl(url: string): boolean {
+  return /^postgres(?:ql)?:\/\//i.test(url);
+}
+
 function fromUrl(url: string, source: string): RunStoreLocation {
-  if (/^postgres(?:ql)?:\/\//i.test(url)) return { backend: "postgres", url };
+  if (isPostgresUrl(url)) return { backend: "postgres", url };
   if (url.startsWith("sqlite:")) {
     const rest = url.slice("sqlite:".length);
     // sqlite:///abs/path and sqlite:/abs/path name the same file; sqlite:relative is relative to the cwd.

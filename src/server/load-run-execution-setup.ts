@@ -1,0 +1,79 @@
+import { resolve } from "node:path";
+import { createAgentCatalog } from "../agents/create-agent-catalog.js";
+import { type LoadedConfiguration, loadConfiguration } from "../config/load-configuration.js";
+import { type RuntimeEnvironment, systemEnvironment } from "../foundation/environment.js";
+import { SecretRedactor } from "../foundation/secret-redactor.js";
+import { selectRunStore } from "../runner/select-run-store.js";
+import type { RunStore } from "../store/run-store.js";
+import type { RunExecutionContext } from "./execution/run-execution-context.js";
+import { createTenantConfigurationResolver } from "./tenants/resolve-tenant-settings.js";
+
+/** What `charter serve` and `charter worker` are given to find their configuration and store. */
+export interface RunExecutionSetupOptions {
+  /** `--config FILE`, layered over the configuration files found from `cwd`. */
+  readonly configPath?: string;
+  /** `--store URL`: wins over the configuration's store. */
+  readonly store?: string;
+  readonly cwd?: string;
+  readonly binaryDirectory?: string;
+  readonly processEnvironment?: Readonly<Record<string, string | undefined>>;
+  readonly environment?: RuntimeEnvironment;
+}
+
+export interface RunExecutionSetup {
+  readonly loaded: LoadedConfiguration;
+  /** The run store's URL, chosen by the same rule as `charter run`'s. */
+  readonly storeUrl: string;
+  readonly environment: RuntimeEnvironment;
+  /** Builds what executing runs needs once the store is open: the same layers the configuration was read from. */
+  executionContext(store: RunStore): RunExecutionContext;
+}
+
+/**
+ * Loads the configuration as `charter run` does and chooses the run store, for both processes that execute a
+ * server's runs: so a run reads the same configuration layers, tenant settings, tool-call limits and secrets
+ * whichever of them executes it.
+ */
+export async function loadRunExecutionSetup(options: RunExecutionSetupOptions): Promise<RunExecutionSetup> {
+  const environment = options.environment ?? systemEnvironment;
+  const cwd = options.cwd ?? process.cwd();
+  const configPath = options.configPath !== undefined ? resolve(cwd, options.configPath) : undefined;
+  const fromProcess =
+    options.processEnvironment !== undefined ? { processEnvironment: options.processEnvironment } : {};
+  const layers = {
+    cwd,
+    ...(configPath !== undefined ? { configPath } : {}),
+    ...(options.binaryDirectory !== undefined ? { binaryDirectory: options.binaryDirectory } : {}),
+    ...fromProcess,
+  };
+  const loaded = await loadConfiguration(layers);
+  const { url } = await selectRunStore({
+    store: options.store,
+    configured: loaded.configuration.store,
+    ...fromProcess,
+  });
+  return {
+    loaded,
+    storeUrl: url,
+    environment,
+    executionContext(store) {
+      const redactor = new SecretRedactor();
+      for (const secret of loaded.secrets) redactor.addSecret(secret.value, secret.label);
+      const toolCallLimits = loaded.configuration.server?.rateLimits?.toolCalls;
+      return {
+        ...layers,
+        store,
+        agentCatalog: createAgentCatalog(),
+        environment,
+        ...(toolCallLimits !== undefined ? { toolCallLimits } : {}),
+        // Each tenant's configuration (provider keys, models) applies wherever its runs execute.
+        tenantConfiguration: createTenantConfigurationResolver({
+          store,
+          configuration: loaded.configuration,
+          ...fromProcess,
+        }),
+        redactor,
+      };
+    },
+  };
+}

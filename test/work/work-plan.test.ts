@@ -179,7 +179,10 @@ describe("charter work plan", { timeout: 240_000 }, () => {
     // Both receipts are in the run store too (the default one, for the default tenant), as written.
     const store = await openRunStore({ environment: systemEnvironment });
     try {
-      const stored = await store.listWorkReceipts({ repository: root });
+      // The store lists by creation time; two receipts written in one millisecond tie, so compare by item id.
+      const stored = (await store.listWorkReceipts({ repository: root })).sort((left, right) =>
+        left.workItemId.localeCompare(right.workItemId),
+      );
       expect(stored.map((entry) => [entry.workItemId, entry.status])).toEqual([
         ["first", "success"],
         ["second", "conflict"],

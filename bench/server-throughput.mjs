@@ -20,6 +20,8 @@
 //   npm run bench:server                      # 1,000 runs, all concurrent
 //   RUNS=100 npm run bench:server             # a quick run
 //   RUNS=1000 CONCURRENCY=200 WORKERS=64 npm run bench:server
+//   BACKLOG=511 npm run bench:server          # both sides' listen queue (default CONCURRENCY + 64, at least 511)
+//   RUNS=300 CONCURRENCY=100 PROFILE=server.cpuprofile npm run bench:server   # then bench/profile-summary.mjs
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -59,6 +61,9 @@ const modelMs = Number(process.env.MODEL_MS ?? 20);
 const serial = Math.max(0, Number(process.env.SERIAL ?? 20));
 const timeLimitMs = Number(process.env.TIME_LIMIT_SECONDS ?? 300) * 1000;
 const warmUp = Math.min(10, runs);
+// Both sides' listen queue, long enough for the whole burst: with Node's default 511, the system reset connections
+// of a 1,000-connection burst while the process was busy (what `charter serve --backlog` sets).
+const backlog = Number(process.env.BACKLOG ?? Math.max(511, concurrency + 64));
 const tenant = "bench";
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -188,7 +193,7 @@ bare.post("/work", async (request) => {
   });
   return { number, status: "completed", text: second.choices[0].message.content };
 });
-await bare.listen({ host: "127.0.0.1", port: 0 });
+await bare.listen({ host: "127.0.0.1", port: 0, backlog });
 const bareAddress = `http://127.0.0.1:${bare.server.address().port}`;
 
 // ---- the server ----
@@ -237,7 +242,7 @@ const server = await createServer({
   // The default allows 120 requests a minute per client address; every request here comes from one address.
   configuration: { rateLimits: { perAddress: 10_000_000 } },
 });
-const serverAddress = await server.listen({ host: "127.0.0.1", port: 0 });
+const serverAddress = await server.listen({ host: "127.0.0.1", port: 0, backlog });
 const { key } = await createApiKey(store.forTenant(tenant), {
   role: "operator",
   userId: null,
@@ -259,11 +264,29 @@ const sendServer = (prefix) => async (number, signal) => {
   return { number: `${prefix}${number}`, ...answer };
 };
 
-async function phase(name, send) {
+// PROFILE=<file>: a CPU profile of the main thread during the server phase only (start-up and the bare phase
+// left out), for `node bench/profile-summary.mjs <file>`.
+async function profiled(enabled, action) {
+  if (!enabled || process.env.PROFILE === undefined) return action();
+  const { Session } = await import("node:inspector/promises");
+  const session = new Session();
+  session.connect();
+  await session.post("Profiler.enable");
+  await session.post("Profiler.start");
+  try {
+    return await action();
+  } finally {
+    const { profile } = await session.post("Profiler.stop");
+    await writeFile(process.env.PROFILE, JSON.stringify(profile));
+    session.disconnect();
+  }
+}
+
+async function phase(name, send, profile = false) {
   globalThis.gc?.();
   const memory = memorySampler();
   const cpuBefore = process.cpuUsage();
-  const result = await drive(runs, concurrency, send);
+  const result = await profiled(profile, () => drive(runs, concurrency, send));
   const cpu = process.cpuUsage(cpuBefore);
   // CPU time moves less than wall time on a shared machine: this process's, the scripted servers' included.
   return { name, ...result, memory: memory.stop(), cpuMs: (cpu.user + cpu.system) / 1000 };
@@ -276,7 +299,7 @@ await drive(warmUp, warmUp, sendServer("warm-s"));
 const bareSerial = serial > 0 ? await drive(serial, 1, sendBare("serial-b")) : null;
 const serverSerial = serial > 0 ? await drive(serial, 1, sendServer("serial-s")) : null;
 const bareResult = await phase("bare Fastify handler", sendBare("b"));
-const serverResult = await phase("Charter server", sendServer("s"));
+const serverResult = await phase("Charter server", sendServer("s"), true);
 const wallSeconds = (performance.now() - wallStart) / 1000;
 
 // ---- the checks (untimed) ----
@@ -329,7 +352,7 @@ const print = (line = "") => {
 };
 print(`npm run bench:server, ${new Date().toISOString()}, Node ${process.version}`);
 print(
-  `RUNS=${runs} CONCURRENCY=${concurrency} WORKERS=${workers} MODEL_MS=${modelMs} SERIAL=${serial}; load ${loadBefore.toFixed(2)} -> ${loadavg()[0].toFixed(2)}; ${wallSeconds.toFixed(1)} s in all`,
+  `RUNS=${runs} CONCURRENCY=${concurrency} WORKERS=${workers} MODEL_MS=${modelMs} SERIAL=${serial} BACKLOG=${backlog}; load ${loadBefore.toFixed(2)} -> ${loadavg()[0].toFixed(2)}; ${wallSeconds.toFixed(1)} s in all`,
 );
 print(
   "work per run: model call (+MODEL_MS) -> one REST tool call (GET, loopback) -> model call (+MODEL_MS); server: POST /v1/runs with wait: true, SQLite store, in-process workers",

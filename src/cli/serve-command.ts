@@ -24,6 +24,13 @@ const flags = {
     description:
       "How many runs this process executes at once; more wait in the queue, stored. 0 (PostgreSQL only): serve the API alone, charter worker executes the runs.",
   },
+  backlog: {
+    type: "string",
+    valueName: "N",
+    defaultText: "the configuration's server.listenBacklog, else 511",
+    description:
+      "How many connections the system queues before the server accepts them (the system caps it: net.core.somaxconn on Linux). Raise it for bursts of many simultaneous connections, which would otherwise be reset.",
+  },
   config: sharedFlags.config,
   store: sharedFlags.store,
 } as const;
@@ -69,12 +76,21 @@ async function serve(
       },
     );
   }
+  const backlog = values.backlog === undefined ? undefined : Number(values.backlog);
+  if (backlog !== undefined && (!Number.isInteger(backlog) || backlog < 1 || backlog > 2_147_483_647)) {
+    throw new CharterError(
+      "ARGUMENT_INVALID",
+      `--backlog must be a whole number of connections (1 or more), not '${values.backlog}'`,
+      { details: { argument: "backlog", value: values.backlog } },
+    );
+  }
   // The server (Fastify, jose...) loads only for this command, never for the others' start-up.
   const { startServer } = await import("../server/start-server.js");
   const server = await startServer({
     host: values.host ?? "127.0.0.1",
     port,
     workers,
+    ...(backlog !== undefined ? { backlog } : {}),
     onError: (error) =>
       streams.stderr.write(`charter serve: ${error instanceof Error ? error.message : String(error)}\n`),
     ...(values.config !== undefined ? { configPath: values.config } : {}),

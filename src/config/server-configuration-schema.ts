@@ -51,6 +51,13 @@ const rateLimitsSchema = z
   })
   .strict();
 
+/**
+ * `server.listenBacklog`: how many connections the system queues for the server before it accepts them (Node's
+ * default 511). A burst of more simultaneous connections than this, while the process is busy, has the system
+ * refuse the rest (the clients see their connection reset); the system caps it (`net.core.somaxconn` on Linux).
+ */
+const listenBacklogSchema = z.number().int().min(1).max(2_147_483_647);
+
 const jwtSchema = z
   .object(jwtShape)
   .strict()
@@ -78,6 +85,7 @@ export const serverLayerSchema = z
     /** Read the client address from `X-Forwarded-For` (behind a reverse proxy you run). */
     trustProxy: z.boolean().optional(),
     rateLimits: rateLimitsSchema.optional(),
+    listenBacklog: listenBacklogSchema.optional(),
   })
   .strict();
 
@@ -87,6 +95,7 @@ export const serverSchema = z
     auth: z.object({ jwt: jwtSchema.optional() }).strict().optional(),
     trustProxy: z.boolean().optional(),
     rateLimits: rateLimitsSchema.optional(),
+    listenBacklog: listenBacklogSchema.optional(),
   })
   .strict();
 

@@ -47,8 +47,15 @@ export interface CreateServerOptions {
 export interface CharterServer {
   /** The Fastify instance, ready (every plugin loaded): for `inject` and for reading the OpenAPI document. */
   readonly app: FastifyInstance;
-  /** Listens and resolves with the address it listens on (`http://127.0.0.1:8787`). */
-  listen(options: { readonly host: string; readonly port: number }): Promise<string>;
+  /**
+   * Listens and resolves with the address it listens on (`http://127.0.0.1:8787`). `backlog`: the length of the
+   * queue of connections not accepted yet (default Node's 511; the system caps it).
+   */
+  listen(options: {
+    readonly host: string;
+    readonly port: number;
+    readonly backlog?: number;
+  }): Promise<string>;
   /** Stops taking connections and waits for the requests under way. The store is the caller's to close. */
   close(): Promise<void>;
 }
@@ -186,8 +193,8 @@ export async function createServer(options: CreateServerOptions): Promise<Charte
 
   return {
     app,
-    async listen({ host, port }) {
-      await app.listen({ host, port });
+    async listen({ host, port, backlog }) {
+      await app.listen({ host, port, ...(backlog !== undefined ? { backlog } : {}) });
       const address = app.server.address();
       if (address === null || typeof address === "string") return String(address);
       const shownHost = address.family === "IPv6" ? `[${address.address}]` : address.address;

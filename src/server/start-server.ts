@@ -9,6 +9,8 @@ import { loadRunExecutionSetup, type RunExecutionSetupOptions } from "./load-run
 export interface StartServerOptions extends RunExecutionSetupOptions {
   readonly host: string;
   readonly port: number;
+  /** `--backlog N`: connections queued before they are accepted; default the configuration's `server.listenBacklog`. */
+  readonly backlog?: number;
   /**
    * `--workers N`: runs executed at once in this process (default 2). With a PostgreSQL store runs go through the
    * queue and 0 serves the API alone (`charter worker` executes them); with SQLite, at least 1.
@@ -70,7 +72,12 @@ export async function startServer(options: StartServerOptions): Promise<StartedS
         environment,
         configuration: loaded.configuration.server,
       });
-      const address = await server.listen({ host: options.host, port: options.port });
+      const backlog = options.backlog ?? loaded.configuration.server.listenBacklog;
+      const address = await server.listen({
+        host: options.host,
+        port: options.port,
+        ...(backlog !== undefined ? { backlog } : {}),
+      });
       return {
         address,
         async close() {

@@ -1,6 +1,9 @@
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import { deterministicEnvironment } from "../../src/foundation/environment.js";
 import { type CharterServer, createServer } from "../../src/server/create-server.js";
@@ -217,7 +220,42 @@ describe("charter serve", () => {
     },
   );
 
-  it("refuses --workers 0 and a port that is not a port number, exit 4", async () => {
+  // The length of a listening socket's queue is what `ss` shows as its Send-Q (Linux, iproute2).
+  const ss = ["/usr/bin/ss", "/bin/ss", "/usr/sbin/ss", "/sbin/ss"].find((path) => existsSync(path));
+  async function listenBacklogOf(address: string): Promise<number> {
+    const port = new URL(address).port;
+    const { stdout } = await promisify(execFile)(ss as string, ["-ltnH", `sport = :${port}`]);
+    const columns = stdout.trim().split(/\s+/);
+    expect(columns[0]).toBe("LISTEN");
+    return Number(columns[2]);
+  }
+
+  it.skipIf(ss === undefined)(
+    "listens with the queue length of --backlog, else of server.listenBacklog, else Node's 511",
+    async () => {
+      const directory = await temporaryDirectory();
+      const store = `sqlite:${join(directory, "serve.db")}`;
+      const fromFlag = await startServeProcess(["--port", "0", "--store", store, "--backlog", "2000"], {
+        cwd: directory,
+      });
+      expect(await listenBacklogOf(fromFlag.address)).toBe(2000);
+      expect(await fromFlag.stop("SIGTERM")).toBe(0);
+      const unset = await startServeProcess(["--port", "0", "--store", store], { cwd: directory });
+      expect(await listenBacklogOf(unset.address)).toBe(511);
+      expect(await unset.stop("SIGTERM")).toBe(0);
+      await writeFile(join(directory, ".charter.json"), JSON.stringify({ server: { listenBacklog: 1500 } }));
+      const fromConfiguration = await startServeProcess(["--port", "0", "--store", store], {
+        cwd: directory,
+      });
+      expect(await listenBacklogOf(fromConfiguration.address)).toBe(1500);
+      expect(await fromConfiguration.stop("SIGTERM")).toBe(0);
+    },
+  );
+
+  it("refuses --workers 0, a port that is not a port number and a backlog that is not a count, exit 4", async () => {
+    const backlog = await charterProcess(["serve", "--backlog", "0"]);
+    expect(backlog.exitCode).toBe(4);
+    expect(backlog.stderr).toContain("--backlog must be a whole number of connections (1 or more), not '0'");
     const workers = await charterProcess(["serve", "--workers", "0"]);
     expect(workers.exitCode).toBe(4);
     expect(workers.stderr).toContain("--workers 0 serves the API alone, which needs a PostgreSQL store");

@@ -6,7 +6,10 @@ import { SecretRedactor } from "../foundation/secret-redactor.js";
 import { selectRunStore } from "../runner/select-run-store.js";
 import type { RunStore } from "../store/run-store.js";
 import type { RunExecutionContext } from "./execution/run-execution-context.js";
-import { createTenantConfigurationResolver } from "./tenants/resolve-tenant-settings.js";
+import {
+  createProviderKeySourceResolver,
+  createTenantConfigurationResolver,
+} from "./tenants/resolve-tenant-settings.js";
 
 /** What `charter serve` and `charter worker` are given to find their configuration and store. */
 export interface RunExecutionSetupOptions {
@@ -68,6 +71,11 @@ export async function loadRunExecutionSetup(options: RunExecutionSetupOptions): 
         ...(toolCallLimits !== undefined ? { toolCallLimits } : {}),
         // Each tenant's configuration (provider keys, models) applies wherever its runs execute.
         tenantConfiguration: createTenantConfigurationResolver({
+          store,
+          configuration: loaded.configuration,
+          ...fromProcess,
+        }),
+        providerKeySources: createProviderKeySourceResolver({
           store,
           configuration: loaded.configuration,
           ...fromProcess,

@@ -22,6 +22,7 @@ export type RunEventAccess = Pick<
   | "appendRunEvent"
   | "readRunEvents"
   | "listConversationRequests"
+  | "listQueuedRunRequests"
   | "requestRunCancel"
   | "listUnsettledRunRequests"
   | "takeOverRun"
@@ -204,6 +205,22 @@ export function createRunEventAccess(
           .where("conversation_id", "=", conversationId)
           .orderBy("created_at")
           .orderBy("run_id")
+          .execute();
+        return rows.map(requestFromRow);
+      }),
+
+    listQueuedRunRequests: (options = {}) =>
+      guard("listQueuedRunRequests", {}, async () => {
+        const rows = await database
+          .selectFrom("charter_run_requests as request")
+          .leftJoin("charter_runs as run", "run.run_id", "request.run_id")
+          .selectAll("request")
+          .where("request.tenant_id", tenantFilter, tenantId)
+          .where("request.state", "not in", settledRunEventTypes)
+          .where("run.run_id", "is", null)
+          .orderBy("request.created_at", "desc")
+          .orderBy("request.run_id", "desc")
+          .limit(Math.min(Math.max(Math.trunc(options.limit ?? 100), 1), 1000))
           .execute();
         return rows.map(requestFromRow);
       }),

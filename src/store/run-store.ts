@@ -200,6 +200,11 @@ export interface RunStore {
     readonly after?: { readonly createdAt: number; readonly runId: string; readonly sequence: number };
     readonly limit?: number;
   }): Promise<StoredRunEvent[]>;
+  /**
+   * The tenant's server runs accepted but not started yet (no run row, lifecycle not over), newest first: the
+   * runs waiting in the queue for a worker.
+   */
+  listQueuedRunRequests(options?: { readonly limit?: number }): Promise<RunRequestRecord[]>;
   /** The tenant's server runs of one conversation, oldest first. */
   listConversationRequests(conversationId: string): Promise<RunRequestRecord[]>;
   /**

@@ -172,6 +172,13 @@ describe("a tenant's provider key", () => {
     });
     expect(theirs.body.status).toBe("completed");
     expect(api.model.requests[1]?.headers.authorization).toBeUndefined();
+    // Each run's ROUTED event says whose key its provider used: the tenant's, or nobody's; never the key.
+    const routedOf = async (tenantId: string, runId: string) =>
+      (await api.store.forTenant(tenantId).readRunEvents(runId)).find((event) => event.type === "ROUTED");
+    const ourRouted = await routedOf("acme", ours.body.runId);
+    expect(ourRouted?.data.provider_key_sources).toEqual({ local: "tenant" });
+    expect(JSON.stringify(ourRouted)).not.toContain("sk-tenant-acme-0123");
+    expect((await routedOf("globex", theirs.body.runId))?.data.provider_key_sources).toEqual({ local: null });
   });
 });
 

@@ -9,7 +9,10 @@ import {
   type InProcessRunDispatcher,
 } from "../../src/server/execution/in-process-run-dispatcher.js";
 import type { RunDecisionRequest, RunRequest } from "../../src/server/execution/run-request.js";
-import { createTenantConfigurationResolver } from "../../src/server/tenants/resolve-tenant-settings.js";
+import {
+  createProviderKeySourceResolver,
+  createTenantConfigurationResolver,
+} from "../../src/server/tenants/resolve-tenant-settings.js";
 import {
   type ScriptedOpenAIServer,
   type ScriptedResponder,
@@ -105,6 +108,11 @@ export async function startRunningServer(
             etcDirectory: join(directory, "etc"),
             runsDirectory: join(directory, "runs"),
             tenantConfiguration: createTenantConfigurationResolver({
+              store,
+              configuration,
+              processEnvironment: {},
+            }),
+            providerKeySources: createProviderKeySourceResolver({
               store,
               configuration,
               processEnvironment: {},

@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import type { RecordedRequest } from "../../src/testing/scripted-openai-server.js";
-import { eventually } from "./execution-harness.js";
+import { eventually, gate } from "./execution-harness.js";
 import { type RunningServer, startRunningServer } from "./run-project.js";
 import { testBackends } from "./server-harness.js";
 
@@ -143,6 +143,60 @@ describe.each(testBackends)("the runs API on %s", (backend) => {
     const forged = await api.request("GET", "/v1/runs?cursor=not-a-cursor", { key: operator });
     expect(forged.status).toBe(400);
     expect(forged.body.error.code).toBe("REQUEST_INVALID");
+  });
+
+  it("lists the runs waiting for a worker first, as queued, and filters them", async () => {
+    // Both workers are busy with a model that answers only once the test opens it: the third run waits in the queue.
+    const answered = gate();
+    const api = await running(backend, async () => {
+      await answered.opened;
+      return answerDone();
+    });
+    const operator = await api.key("acme", "operator");
+    const ids: string[] = [];
+    for (let index = 0; index < 3; index++) {
+      api.environment.advance(1000);
+      const started = await api.request("POST", "/v1/runs", {
+        key: operator,
+        body: { agent: "helper", prompt: `run ${index}` },
+      });
+      ids.push(started.body.runId);
+      if (index < 2) await eventually(`run ${index} at the model`, () => api.model.requests.length > index);
+    }
+    const listed = await api.request("GET", "/v1/runs", { key: operator });
+    expect(listed.body.runs.map((run: { runId: string; status: string }) => [run.runId, run.status])).toEqual(
+      [
+        [ids[2], "queued"],
+        [ids[1], "running"],
+        [ids[0], "running"],
+      ],
+    );
+    const queued = await api.request("GET", "/v1/runs?status=queued", { key: operator });
+    expect(queued.body).toEqual({
+      runs: [expect.objectContaining({ runId: ids[2], agent: "helper" })],
+      nextCursor: null,
+    });
+    expect(
+      (await api.request("GET", "/v1/runs?status=queued&agent=other", { key: operator })).body.runs,
+    ).toEqual([]);
+    // A page of two: the queued run and the newest started one; the next page goes on with the started runs.
+    const first = await api.request("GET", "/v1/runs?limit=2", { key: operator });
+    expect(first.body.runs.map((run: { runId: string }) => run.runId)).toEqual([ids[2], ids[1]]);
+    const second = await api.request("GET", `/v1/runs?limit=2&cursor=${first.body.nextCursor}`, {
+      key: operator,
+    });
+    expect(second.body.runs.map((run: { runId: string }) => run.runId)).toEqual([ids[0]]);
+    // Another tenant sees none of them.
+    const other = await api.request("GET", "/v1/runs", { key: await api.key("globex", "viewer") });
+    expect(other.body.runs).toEqual([]);
+    answered.open();
+    await eventually("every run completed", async () => {
+      const all = await api.request("GET", "/v1/runs", { key: operator });
+      return (
+        all.body.runs.every((run: { status: string }) => run.status === "completed") &&
+        all.body.runs.length === 3
+      );
+    });
   });
 
   it("refuses what the API does not accept, 400 naming the field, before anything is dispatched", async () => {

@@ -1,8 +1,11 @@
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { deterministicEnvironment } from "../../src/foundation/environment.js";
 import { acceptRunRequest } from "../../src/server/execution/accept-run-request.js";
 import { executeRunRequest } from "../../src/server/execution/execute-run-request.js";
 import type { RunRequest } from "../../src/server/execution/run-request.js";
+import { loadRunExecutionSetup } from "../../src/server/load-run-execution-setup.js";
 import {
   executionContext,
   postgresTestStore,
@@ -126,5 +129,51 @@ describe.each(backends)("tool-call rate limits on %s", (backend) => {
       expect.objectContaining(okCall("rest__record")),
     ]);
     expect(workspace.tools.requests.filter((sent) => sent.method === "POST")).toHaveLength(5);
+  });
+});
+
+describe("tool-call rate limits from the configuration file", () => {
+  it("server.rateLimits.toolCalls in the file `charter serve --config` and `charter worker --config` read limits their runs", async () => {
+    workspace = await serverWorkspace({
+      respond: (request) =>
+        toolAnswers(request) > 0
+          ? reportStep("done")
+          : {
+              kind: "tool_calls",
+              calls: [
+                { id: "call_w0", name: "rest__record", arguments: { key: "w0" } },
+                { id: "call_w1", name: "rest__record", arguments: { key: "w1" } },
+              ],
+            },
+    });
+    const configPath = join(workspace.directory, "server.json");
+    await writeFile(
+      configPath,
+      JSON.stringify({ server: { rateLimits: { toolCalls: { perUser: { write: 1 } } } } }),
+    );
+    const setup = await loadRunExecutionSetup({
+      cwd: workspace.directory,
+      configPath,
+      processEnvironment: {},
+    });
+    testStore = await sqliteTestStore(workspace.directory);
+    const context = {
+      ...setup.executionContext(testStore.store),
+      // The test's own directories, not the user's.
+      homeDirectory: workspace.directory,
+      etcDirectory: join(workspace.directory, "etc"),
+      runsDirectory: join(workspace.directory, "runs"),
+    };
+    const request = runRequest({ prompt: "writes=2" });
+    await acceptRunRequest(request, context);
+    expect((await executeRunRequest(request, context)).status).toBe("completed");
+    const calls = (await testStore.store.forTenant("acme").readRunEvents(request.runId))
+      .filter((event) => event.type === "TOOL_CALL")
+      .map((event) => [event.data.call_id, event.data.status, event.data.error_code]);
+    expect(calls).toEqual([
+      ["call_w0", "ok", null],
+      ["call_w1", "failed", "RATE_LIMIT_EXCEEDED"],
+    ]);
+    expect(workspace.tools.requests.filter((sent) => sent.method === "POST")).toHaveLength(1);
   });
 });

@@ -136,5 +136,31 @@ export function describeRunEventsConformance({ current }: ConformanceContext): v
       const [listed] = await store.listUnsettledRunRequests();
       expect(listed?.run).toMatchObject({ status: "running", owner: next, heartbeatAt: createdAt + 1000 });
     });
+
+    it("lists a tenant's queued runs (accepted, not started, not over), newest first", async () => {
+      const { store, environment } = current();
+      const acme = store.forTenant("acme");
+      for (const runId of ["run_q1", "run_q2", "run_started", "run_cancelled"]) {
+        environment.advance(10);
+        await acme.createRunRequest({ event: { ...identity(runId), data: {} }, request: { runId } });
+      }
+      await store
+        .forTenant("globex")
+        .createRunRequest({ event: { ...identity("run_g"), data: {} }, request: {} });
+      const draft = draftRun(environment, "run_started");
+      await acme.createRun({ header: draft.memory.header!, contract: draft.contract, agentId: "a" });
+      await acme.appendRunEvent({ ...identity("run_cancelled"), type: "FAILED", data: { cancelled: true } });
+      expect((await acme.listQueuedRunRequests()).map((request) => request.runId)).toEqual([
+        "run_q2",
+        "run_q1",
+      ]);
+      expect((await acme.listQueuedRunRequests({ limit: 1 })).map((request) => request.runId)).toEqual([
+        "run_q2",
+      ]);
+      expect(
+        (await store.forTenant("globex").listQueuedRunRequests()).map((request) => request.runId),
+      ).toEqual(["run_g"]);
+      expect(await store.forTenant("initech").listQueuedRunRequests()).toEqual([]);
+    });
   });
 }

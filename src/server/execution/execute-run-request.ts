@@ -17,6 +17,7 @@ import {
 import type { RunStore } from "../../store/run-store.js";
 import { failureClassOf } from "../failure-class.js";
 import { createToolCallAdmission } from "../limits/tool-call-rate-limiter.js";
+import type { ProviderKeySource } from "../tenants/resolve-tenant-settings.js";
 import { conversationHistory } from "./conversation-history.js";
 import { defaultRoleToolClasses } from "./role-tool-classes.js";
 import type { RunExecutionContext } from "./run-execution-context.js";
@@ -115,7 +116,8 @@ export async function executeRunRequest(
     ...(request.messages ?? []),
   ];
   const overlay = await context.tenantConfiguration?.(request.tenantId);
-  const observed = observeRun(lifecycle, options);
+  const keySources = await context.providerKeySources?.(request.tenantId);
+  const observed = observeRun(lifecycle, options, {}, keySources);
   const result = await runAgent({
     ...runnerOptions(context, request),
     agentPath: request.agent,
@@ -147,17 +149,23 @@ export async function continueRunRequest(
   const store = context.store.forTenant(request.tenantId);
   const lifecycle = createLifecycleRecorder(store, request, context);
   const overlay = await context.tenantConfiguration?.(request.tenantId);
-  const observed = observeRun(lifecycle, options, {
-    resumed: true,
-    ...(continuation.kind === "decision"
-      ? {
-          decided_by: continuation.decision.userId,
-          decision_request_id: continuation.decision.requestId,
-          approve: continuation.decision.approve,
-          deny: continuation.decision.deny,
-        }
-      : { taken_over: true }),
-  });
+  const keySources = await context.providerKeySources?.(request.tenantId);
+  const observed = observeRun(
+    lifecycle,
+    options,
+    {
+      resumed: true,
+      ...(continuation.kind === "decision"
+        ? {
+            decided_by: continuation.decision.userId,
+            decision_request_id: continuation.decision.requestId,
+            approve: continuation.decision.approve,
+            deny: continuation.decision.deny,
+          }
+        : { taken_over: true }),
+    },
+    keySources,
+  );
   const base = runnerOptions(context, request);
   const result = await resumeStoredRun({
     runId: request.runId,
@@ -327,6 +335,7 @@ function observeRun(
   lifecycle: LifecycleRecorder,
   options: RunExecutionOptions,
   executing: Readonly<Record<string, unknown>> = {},
+  keySources?: Readonly<Record<string, ProviderKeySource | null>>,
 ) {
   let routing: RunRouting | null = null;
   let started = false;
@@ -366,6 +375,14 @@ function observeRun(
         model: routed.targets[0]?.model ?? null,
         targets: routed.targets,
         contract_hash: routed.contractHash,
+        // Whose key each target's provider uses (the tenant's, the server's, the environment's): never the key.
+        ...(keySources !== undefined
+          ? {
+              provider_key_sources: Object.fromEntries(
+                routed.targets.map((target) => [target.provider, keySources[target.provider] ?? null]),
+              ),
+            }
+          : {}),
         ...(routed.resumed ? { resumed: true } : {}),
       });
     },

@@ -5,6 +5,7 @@ import type { AgentCatalog } from "../../runner/agent-catalog.js";
 import type { ToolPermissionClass } from "../../runner/tool-permissions.js";
 import type { RunStore } from "../../store/run-store.js";
 import type { ToolCallLimits } from "../limits/tool-call-rate-limiter.js";
+import type { ProviderKeySource } from "../tenants/resolve-tenant-settings.js";
 import type { RunEventHub } from "./run-event-hub.js";
 import type { ServerRole } from "./run-request.js";
 
@@ -34,6 +35,13 @@ export interface RunExecutionContext {
   readonly runsDirectory?: string;
   /** Per-tenant configuration overrides; default none. */
   readonly tenantConfiguration?: TenantConfigurationResolver;
+  /**
+   * Which layer supplies each provider's key for a tenant's runs (recorded on ROUTED as `provider_key_sources`, the
+   * keys never); default: not recorded.
+   */
+  readonly providerKeySources?: (
+    tenantId: string,
+  ) => Promise<Readonly<Record<string, ProviderKeySource | null>>>;
   /** The tool classes each role's runs may call; default `defaultRoleToolClasses`. */
   readonly roleToolClasses?: (role: ServerRole) => readonly ToolPermissionClass[];
   /** `server.rateLimits.toolCalls`: the tool calls a tenant's and a user's runs may make a minute; default none. */

@@ -265,18 +265,19 @@ export const runRoutes: FastifyPluginAsync<RunRoutesOptions> = async (app, optio
     },
   );
 
-  app.get<{ Querystring: { status?: RunStatus; agent?: string; limit: number; cursor?: string } }>(
+  app.get<{ Querystring: { status?: RunStatus | "queued"; agent?: string; limit: number; cursor?: string } }>(
     "/v1/runs",
     {
       config: { permission: "runs.read" },
       schema: {
-        summary: "The tenant's runs, newest first",
+        summary:
+          "The tenant's runs, newest first: the runs waiting for a worker (status queued) lead the first page",
         tags: ["runs"],
         querystring: {
           type: "object",
           additionalProperties: false,
           properties: {
-            status: { type: "string", enum: [...runStatuses] },
+            status: { type: "string", enum: [...runStatuses, "queued"] },
             agent: { type: "string", minLength: 1 },
             limit: { type: "integer", minimum: 1, maximum: 500, default: 50 },
             cursor: { type: "string", minLength: 1, description: "nextCursor of the previous page." },
@@ -299,16 +300,28 @@ export const runRoutes: FastifyPluginAsync<RunRoutesOptions> = async (app, optio
       const { tenantId } = identityOf(request);
       const { status, agent, limit, cursor } = request.query;
       const offset = cursor === undefined ? 0 : decodeCursor(cursor);
+      const tenantStore = store.forTenant(tenantId);
+      // The runs waiting for a worker have no run row yet: they lead the first page (they are the newest), and the
+      // cursor counts stored runs only. Few wait at a time; a page of them past `limit` is cut at `limit`.
+      const queued =
+        offset === 0 && (status === undefined || status === "queued")
+          ? (await tenantStore.listQueuedRunRequests({ limit: 1000 }))
+              .filter((queuedRequest) => agent === undefined || queuedAgent(queuedRequest) === agent)
+              .slice(0, limit)
+              .map(queuedRunView)
+          : [];
+      if (status === "queued") return { runs: queued, nextCursor: null };
+      const room = limit - queued.length;
       // One more than asked for: whether there is a next page.
-      const runs = await store.forTenant(tenantId).listRuns({
-        limit: limit + 1,
+      const runs = await tenantStore.listRuns({
+        limit: room + 1,
         offset,
         ...(status !== undefined ? { status } : {}),
         ...(agent !== undefined ? { agentId: agent } : {}),
       });
       return {
-        runs: runs.slice(0, limit).map((run) => runView(run)),
-        nextCursor: runs.length > limit ? encodeCursor(offset + limit) : null,
+        runs: [...queued, ...runs.slice(0, room).map((run) => runView(run))],
+        nextCursor: runs.length > room ? encodeCursor(offset + room) : null,
       };
     },
   );
@@ -487,4 +500,9 @@ export const runRoutes: FastifyPluginAsync<RunRoutesOptions> = async (app, optio
 /** The calls a run awaiting approval waits on (null for a run in any other state). */
 async function pendingOf(store: RunStore, run: RunRecord) {
   return run.status === "awaiting_approval" ? readPendingApprovals(store, run.runId) : null;
+}
+
+/** The agent a queued request asked for. */
+function queuedAgent(record: RunRequestRecord): string | undefined {
+  return (record.request as { readonly agent?: string }).agent;
 }

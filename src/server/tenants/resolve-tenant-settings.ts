@@ -111,3 +111,21 @@ export function createTenantConfigurationResolver(options: {
     return Object.keys(data).length === 0 ? null : { label: `tenant ${tenantId} (run store)`, data };
   };
 }
+
+/**
+ * For each provider, which layer supplies the key a run of the tenant uses (`tenant`, `server`, `environment`, or
+ * null when none does): recorded on the run's ROUTED event so that an operator can tell whose key paid for a run.
+ * The key itself is never part of it.
+ */
+export function createProviderKeySourceResolver(options: {
+  readonly store: RunStore;
+  readonly configuration: Pick<Configuration, "providers">;
+  readonly processEnvironment?: Readonly<Record<string, string | undefined>>;
+}): (tenantId: string) => Promise<Readonly<Record<string, ProviderKeySource | null>>> {
+  return async (tenantId) => {
+    const settings = await resolveTenantSettings({ ...options, tenantId });
+    const sources: Record<string, ProviderKeySource | null> = {};
+    for (const [name, resolved] of Object.entries(settings.providers)) sources[name] = resolved.apiKeySource;
+    return sources;
+  };
+}

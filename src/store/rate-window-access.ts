@@ -35,13 +35,17 @@ export function createRateWindowAccess(
           )
           .returning("count")
           .executeTakeFirstOrThrow();
-        await database
-          .deleteFrom("charter_rate_windows")
-          .where("tenant_id", "=", tenant)
-          .where("subject", "=", subject)
-          .where("window_start", "<", expiredBefore)
-          .execute();
-        return Number(row.count);
+        const count = Number(row.count);
+        // Upkeep once per new window of a subject (not per request): the tenant's expired windows of every subject
+        // go, so that subjects never seen again (a one-off client address, a user who left) leave no rows behind.
+        if (count === 1) {
+          await database
+            .deleteFrom("charter_rate_windows")
+            .where("tenant_id", "=", tenant)
+            .where("window_start", "<", expiredBefore)
+            .execute();
+        }
+        return count;
       }),
   };
 }

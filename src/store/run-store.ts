@@ -272,8 +272,8 @@ export interface RunStore {
   /**
    * Counts one request of a rate-limited subject in the window starting at `windowStart` and answers the window's
    * count with it, atomically across every process on the store (the store's tenant's subject; on a store of no
-   * tenant, a subject of no tenant, such as a client address). Windows that started before `expiredBefore` are
-   * forgotten.
+   * tenant, a subject of no tenant, such as a client address). When a subject opens a new window, the
+   * tenant's windows (of every subject) that started before `expiredBefore` are forgotten.
    */
   countInRateWindow(query: {
     readonly subject: string;

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe } from "vitest";
 import { describeBoundRecordsConformance } from "./conformance-bound-records.js";
 import { describeChainConformance } from "./conformance-chain.js";
 import { describeDurabilityConformance } from "./conformance-durability.js";
+import { describeRateWindowsConformance } from "./conformance-rate-windows.js";
 import { describeRecordsConformance } from "./conformance-records.js";
 import { describeRunEventsConformance } from "./conformance-run-events.js";
 import { describeServerRecordsConformance } from "./conformance-server-records.js";
@@ -44,5 +45,6 @@ export function describeRunStoreConformance(backend: string, factory: RunStoreFa
     describeWorkReceiptsConformance(context);
     describeRunEventsConformance(context);
     describeServerRecordsConformance(context);
+    describeRateWindowsConformance(context);
   });
 }

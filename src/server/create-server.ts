@@ -16,6 +16,8 @@ import { runEventRoutes } from "./http/run-event-routes.js";
 import { runRoutes } from "./http/run-routes.js";
 import { statsRoutes } from "./http/stats-routes.js";
 import { tenantConfigurationRoutes } from "./http/tenant-configuration-routes.js";
+import { workItemRunRoutes } from "./http/work-item-run-routes.js";
+import { workflowRunRoutes } from "./http/workflow-run-routes.js";
 import "./http/request-identity.js";
 import { createAuthenticator } from "./identity/authenticate-request.js";
 import { createJwtVerifier } from "./identity/jwt-verifier.js";
@@ -177,6 +179,8 @@ export async function createServer(options: CreateServerOptions): Promise<Charte
     violations,
     ...(options.dispatcher !== undefined ? { dispatcher: options.dispatcher } : {}),
   });
+  await app.register(workflowRunRoutes, { store, environment, violations });
+  await app.register(workItemRunRoutes, { store, violations });
   await app.register(runEventRoutes, {
     store,
     violations,

@@ -164,8 +164,11 @@ export interface RunStore {
   putWorkReceipt(receipt: WorkReceiptInput): Promise<void>;
   /** A receipt of the store's tenant by its receipt id, or null (another tenant's reads as absent). */
   getWorkReceipt(receiptId: string): Promise<StoredWorkReceipt | null>;
-  /** The store's tenant's receipts, oldest first; with `repository`, only that repository's. */
-  listWorkReceipts(query?: { readonly repository?: string }): Promise<StoredWorkReceipt[]>;
+  /**
+   * The store's tenant's receipts, oldest first (`newestFirst`: newest first); with `repository`, `runId` or
+   * `status`, only those; `limit` and `offset` page through them.
+   */
+  listWorkReceipts(query?: WorkReceiptQuery): Promise<StoredWorkReceipt[]>;
 
   /**
    * Stores a run a server accepted, for the store's tenant: its request (JSON) and its REQUESTED event (number 1),
@@ -298,6 +301,17 @@ export interface RunStore {
   statistics(): Promise<RunStoreStatistics>;
   /** Waits for running operations and closes the database; the store accepts nothing afterwards. */
   close(): Promise<void>;
+}
+
+/** A filter for `listWorkReceipts`. */
+export interface WorkReceiptQuery {
+  readonly repository?: string;
+  /** The item's run (the receipt's `run_id`). */
+  readonly runId?: string;
+  readonly status?: string;
+  readonly newestFirst?: boolean;
+  readonly limit?: number;
+  readonly offset?: number;
 }
 
 /** A work item receipt to store: its document (JSON-serialisable) and the fields it is found by. */

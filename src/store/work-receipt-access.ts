@@ -79,7 +79,16 @@ export function createWorkReceiptAccess(
           .selectAll()
           .where("tenant_id", tenantId === null ? "is" : "=", tenantId);
         if (query.repository !== undefined) select = select.where("repository", "=", query.repository);
-        const rows = await select.orderBy("created_at").orderBy("receipt_id").execute();
+        if (query.runId !== undefined) select = select.where("run_id", "=", query.runId);
+        if (query.status !== undefined) select = select.where("status", "=", query.status);
+        const direction = query.newestFirst === true ? "desc" : "asc";
+        select = select.orderBy("created_at", direction).orderBy("receipt_id", direction);
+        // SQLite takes an OFFSET only after a LIMIT.
+        if (query.limit !== undefined || query.offset !== undefined) {
+          select = select.limit(Math.max(Math.trunc(query.limit ?? Number.MAX_SAFE_INTEGER), 1));
+          select = select.offset(Math.max(Math.trunc(query.offset ?? 0), 0));
+        }
+        const rows = await select.execute();
         return rows.map(fromRow);
       }),
   };

@@ -33,6 +33,16 @@ export function describeWorkReceiptsConformance({ current }: ConformanceContext)
         "receipt_2",
       ]);
       expect((await acme.listWorkReceipts()).length).toBe(3);
+      // Newest first, by run and status, a page at a time (the server's work item listing).
+      const ids = async (query: Parameters<typeof acme.listWorkReceipts>[0]) =>
+        (await acme.listWorkReceipts(query)).map((r) => r.receiptId);
+      expect(await ids({ newestFirst: true })).toEqual(["receipt_3", "receipt_2", "receipt_1"]);
+      expect(await ids({ newestFirst: true, limit: 1, offset: 1 })).toEqual(["receipt_2"]);
+      expect(await ids({ offset: 2 })).toEqual(["receipt_3"]);
+      expect(await ids({ runId: "run_receipt_2" })).toEqual(["receipt_2"]);
+      expect(await ids({ status: "success", repository: "/repo/two" })).toEqual(["receipt_3"]);
+      expect(await ids({ status: "failure" })).toEqual([]);
+      expect(await store.forTenant("globex").listWorkReceipts({ runId: "run_receipt_2" })).toEqual([]);
       // Another tenant, and the default one, see none of them.
       expect(await store.getWorkReceipt("receipt_1")).toBeNull();
       expect(await store.forTenant("globex").listWorkReceipts()).toEqual([]);

@@ -14,6 +14,7 @@ import type { RunRequest } from "../execution/run-request.js";
 import type { TenantScopeViolations } from "../identity/tenant-scope-violations.js";
 import type { TenantConfiguration } from "../tenants/tenant-configuration.js";
 import { authenticatedErrors, errorReference } from "./error-schema.js";
+import { decodeCursor, encodeCursor } from "./list-cursor.js";
 import { refuseOutsideTenant } from "./refuse-outside-tenant.js";
 import { identityOf } from "./request-identity.js";
 import { queuedRunView, runSchema, runView } from "./run-view.js";
@@ -88,23 +89,6 @@ const requestHeaders = {
     },
   },
 } as const;
-
-/** Listing pages are offsets into the newest-first list, handed out as opaque cursors. */
-function encodeCursor(offset: number): string {
-  return Buffer.from(JSON.stringify({ offset }), "utf8").toString("base64url");
-}
-
-function decodeCursor(cursor: string): number {
-  try {
-    const { offset } = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as { offset?: unknown };
-    if (typeof offset === "number" && Number.isInteger(offset) && offset >= 0) return offset;
-  } catch {
-    // Answered below, as any cursor this server did not hand out.
-  }
-  throw new CharterError("REQUEST_INVALID", "the cursor is not one this server handed out (use nextCursor)", {
-    details: { location: "querystring", issues: [{ path: "querystring/cursor", message: "unknown cursor" }] },
-  });
-}
 
 function runNotFound(runId: string): CharterError {
   return new CharterError("RUN_NOT_FOUND", `no run ${runId}`, { details: { runId } });

@@ -63,7 +63,8 @@ export function queuedRunView(request: RunRequestRecord) {
   };
 }
 
-function requestFields(request: RunRequestRecord | null) {
+/** Who asked for a run the server accepted, and where its lifecycle stands (nothing for a run started elsewhere). */
+export function requestFields(request: RunRequestRecord | null) {
   if (request === null) return {};
   const asked = request.request as Partial<RunRequest>;
   return {

@@ -158,6 +158,18 @@ export async function loadConfiguration(
   return deepFreeze({ configuration, layers, secrets: secrets.list });
 }
 
+/**
+ * Every file `loadConfiguration(options)` may read, whether it exists or not: each layer's file and the
+ * `.charter.env` beside it (what a cache of its result must watch).
+ */
+export function configurationFilesRead(options: LoadConfigurationOptions): string[] {
+  const paths = layerCandidates(options).flatMap((candidate) => [
+    candidate.path,
+    join(dirname(candidate.path), envFileName),
+  ]);
+  return [...new Set(paths)];
+}
+
 function layerCandidates(
   options: LoadConfigurationOptions,
 ): { path: string; origin: ConfigurationLayerOrigin }[] {

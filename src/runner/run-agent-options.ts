@@ -1,3 +1,4 @@
+import type { ConfigurationCache } from "../config/configuration-cache.js";
 import type { ConfigurationOverlay } from "../config/load-configuration.js";
 import type { AgentSelectionRecord } from "../contract/agent-selection-record.js";
 import type { ContractSchemaVersion, ExecutionContract } from "../contract/execution-contract.js";
@@ -60,6 +61,11 @@ export interface RunAgentOptions {
    * Not recorded with the run (it may hold provider keys): a resume must be given it again to rebuild the contract.
    */
   readonly configurationOverlay?: ConfigurationOverlay;
+  /**
+   * Loads the configuration instead of reading every layer's file again (a server's runs: see
+   * `createConfigurationCache`, which gives the same configuration while its files are unchanged).
+   */
+  readonly configurationCache?: ConfigurationCache;
   /**
    * The run's id, when the caller must know it before the run starts (a work item names its snapshots and receipt
    * folder by it, a workflow records it before the step's run starts); default a new id from the environment.

@@ -10,7 +10,7 @@ import type { AgentSettings } from "../config/agent-settings-schema.js";
 import {
   type LoadConfigurationOptions,
   type LoadedConfiguration,
-  loadConfiguration,
+  loadConfiguration as loadConfigurationFiles,
 } from "../config/load-configuration.js";
 import { parseSetOverrides } from "../config/parse-set-overrides.js";
 import { findModelPricing } from "../config/pricing-configuration-schema.js";
@@ -629,6 +629,7 @@ async function loadTopLevelAgent(
   cwd: string,
   recordedSelection: AgentSelectionRecord | null,
 ): Promise<{ agent: AgentFile; loaded: LoadedConfiguration; selection: AgentSelectionRecord | null }> {
+  const loadConfiguration = options.configurationCache?.load ?? loadConfigurationFiles;
   if (!isAgentIdReference(options.agentPath)) {
     const agent = await loadAgentFile(resolve(cwd, options.agentPath));
     return {

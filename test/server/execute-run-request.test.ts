@@ -1,11 +1,14 @@
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { createConfigurationCache } from "../../src/config/configuration-cache.js";
 import { deterministicEnvironment } from "../../src/foundation/environment.js";
 import { acceptRunRequest } from "../../src/server/execution/accept-run-request.js";
 import { continueRunRequest, executeRunRequest } from "../../src/server/execution/execute-run-request.js";
 import { createRunEventHub } from "../../src/server/execution/run-event-hub.js";
 import type { StoredRunEvent } from "../../src/store/run-event-records.js";
+import { startScriptedOpenAIServer } from "../../src/testing/scripted-openai-server.js";
+import { localModelProvider } from "../cli/cli-harness.js";
 import {
   executionContext,
   postgresTestStore,
@@ -303,6 +306,39 @@ describe("executeRunRequest", () => {
       "user: And again?",
     ]);
     expect(asText(3).slice(1)).toEqual(["user: Who am I?"]);
+  });
+
+  it("runs under the configuration files as they are when it starts: an edit between two runs applies to the next", async () => {
+    workspace = await serverWorkspace({ respond: () => reportStep("done") });
+    testStore = await sqliteTestStore(workspace.directory);
+    // The configuration is kept between runs (its files count as settled on this clock) and read again once edited.
+    const context = executionContext(workspace, testStore.store, {
+      configurationCache: createConfigurationCache({ now: () => Date.now() + 60_000 }),
+    });
+    const first = runRequest();
+    await acceptRunRequest(first, context);
+    expect((await executeRunRequest(first, context)).status).toBe("completed");
+    const again = runRequest();
+    await acceptRunRequest(again, context);
+    expect((await executeRunRequest(again, context)).status).toBe("completed");
+    expect(workspace.model.requests).toHaveLength(2);
+
+    const moved = await startScriptedOpenAIServer({ respond: () => reportStep("done elsewhere") });
+    try {
+      const path = join(workspace.directory, ".charter.json");
+      const configuration = JSON.parse(await readFile(path, "utf8")) as Record<string, unknown>;
+      await writeFile(
+        path,
+        JSON.stringify({ ...configuration, providers: localModelProvider(moved.baseUrl) }),
+      );
+      const afterEdit = runRequest();
+      await acceptRunRequest(afterEdit, context);
+      expect((await executeRunRequest(afterEdit, context)).status).toBe("completed");
+      expect(moved.requests).toHaveLength(1);
+      expect(workspace.model.requests).toHaveLength(2);
+    } finally {
+      await moved.close();
+    }
   });
 
   it("runs under the tenant's provider and model overrides from the resolver", async () => {

@@ -1,4 +1,5 @@
 import { isAgentIdReference } from "../../config/agent-reference.js";
+import { type ConfigurationCache, createConfigurationCache } from "../../config/configuration-cache.js";
 import { canonicalJson } from "../../foundation/canonical-json.js";
 import { CharterError } from "../../foundation/charter-error.js";
 import type { ErrorCode } from "../../foundation/error-codes.js";
@@ -206,6 +207,19 @@ function cancelledData(): Record<string, unknown> {
   };
 }
 
+// One configuration cache per execution context: its runs read the configuration files again only when one changed.
+const configurationCaches = new WeakMap<RunExecutionContext, ConfigurationCache>();
+
+function configurationCacheOf(context: RunExecutionContext): ConfigurationCache {
+  if (context.configurationCache !== undefined) return context.configurationCache;
+  let cache = configurationCaches.get(context);
+  if (cache === undefined) {
+    cache = createConfigurationCache();
+    configurationCaches.set(context, cache);
+  }
+  return cache;
+}
+
 /** The options every server run shares: where it runs and for whom. */
 function runnerOptions(
   context: RunExecutionContext,
@@ -221,6 +235,7 @@ function runnerOptions(
   return {
     ...(toolCallAdmission !== undefined ? { toolCallAdmission } : {}),
     agentCatalog: context.agentCatalog,
+    configurationCache: configurationCacheOf(context),
     runStore: context.store,
     tenantId: request.tenantId,
     correlationId: request.correlationId,

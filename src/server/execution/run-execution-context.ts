@@ -1,3 +1,4 @@
+import type { ConfigurationCache } from "../../config/configuration-cache.js";
 import type { ConfigurationOverlay } from "../../config/load-configuration.js";
 import type { RuntimeEnvironment } from "../../foundation/environment.js";
 import type { SecretRedactor } from "../../foundation/secret-redactor.js";
@@ -33,6 +34,11 @@ export interface RunExecutionContext {
   readonly processEnvironment?: Readonly<Record<string, string | undefined>>;
   /** Where run directories go; default `~/.charter/runs`. */
   readonly runsDirectory?: string;
+  /**
+   * Loads each run's configuration, reading the files again only when one changed; default one
+   * `createConfigurationCache()` per context.
+   */
+  readonly configurationCache?: ConfigurationCache;
   /** Per-tenant configuration overrides; default none. */
   readonly tenantConfiguration?: TenantConfigurationResolver;
   /**

@@ -6,6 +6,8 @@ import { SecretRedactor } from "../foundation/secret-redactor.js";
 import { selectRunStore } from "../runner/select-run-store.js";
 import type { RunStore } from "../store/run-store.js";
 import type { RunExecutionContext } from "./execution/run-execution-context.js";
+import { openRunTelemetryExporter } from "./telemetry/open-run-telemetry-exporter.js";
+import type { RunTelemetryExporter } from "./telemetry/run-telemetry-exporter.js";
 import {
   createProviderKeySourceResolver,
   createTenantConfigurationResolver,
@@ -28,6 +30,11 @@ export interface RunExecutionSetup {
   /** The run store's URL, chosen by the same rule as `charter run`'s. */
   readonly storeUrl: string;
   readonly environment: RuntimeEnvironment;
+  /**
+   * Where the runs' traces and metrics go when `OTEL_EXPORTER_OTLP_ENDPOINT` (or a signal's own endpoint) is set,
+   * else null. The process shuts it down (which flushes it) once its runs have drained.
+   */
+  readonly telemetry: RunTelemetryExporter | null;
   /** Builds what executing runs needs once the store is open: the same layers the configuration was read from. */
   executionContext(store: RunStore): RunExecutionContext;
 }
@@ -55,13 +62,22 @@ export async function loadRunExecutionSetup(options: RunExecutionSetupOptions): 
     configured: loaded.configuration.store,
     ...fromProcess,
   });
+  const serverRedactor = () => {
+    const redactor = new SecretRedactor();
+    for (const secret of loaded.secrets) redactor.addSecret(secret.value, secret.label);
+    return redactor;
+  };
+  const telemetry = await openRunTelemetryExporter(
+    options.processEnvironment ?? process.env,
+    serverRedactor(),
+  );
   return {
     loaded,
     storeUrl: url,
     environment,
+    telemetry,
     executionContext(store) {
-      const redactor = new SecretRedactor();
-      for (const secret of loaded.secrets) redactor.addSecret(secret.value, secret.label);
+      const redactor = serverRedactor();
       const toolCallLimits = loaded.configuration.server?.rateLimits?.toolCalls;
       return {
         ...layers,
@@ -81,6 +97,7 @@ export async function loadRunExecutionSetup(options: RunExecutionSetupOptions): 
           ...fromProcess,
         }),
         redactor,
+        ...(telemetry !== null ? { telemetry } : {}),
       };
     },
   };

@@ -87,6 +87,8 @@ export async function startServer(options: StartServerOptions): Promise<StartedS
             await server.close();
           } finally {
             await store.close();
+            // After the drain: the spans of the runs that stopped at their checkpoint are flushed too.
+            await setup.telemetry?.shutdown();
           }
         },
       };
@@ -96,6 +98,7 @@ export async function startServer(options: StartServerOptions): Promise<StartedS
     }
   } catch (error) {
     await store.close();
+    await setup.telemetry?.shutdown();
     throw error;
   }
 }

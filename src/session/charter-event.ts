@@ -55,6 +55,10 @@ export type CharterEvent =
       readonly status: "ok" | "failed";
       readonly errorCode: string | null;
       readonly latencyMs: number;
+      /** Whether the read-only tool cache answered the call; null for a tool that is never cached. */
+      readonly cacheHit: boolean | null;
+      /** The size of the call's result, in characters (never its text). */
+      readonly resultCharacters: number;
     }
   | {
       readonly type: "context_guard_fired";

@@ -44,6 +44,8 @@ export function deriveCharterEvents(
         status: entry.status,
         errorCode: entry.errorCode ?? null,
         latencyMs: entry.latency,
+        cacheHit: entry.cache_hit ?? null,
+        resultCharacters: entry.charactersOut,
       });
     }
   }

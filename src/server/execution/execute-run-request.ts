@@ -36,6 +36,8 @@ export interface RunExecutionOutcome {
   readonly status: RunExecutionStatus;
   /** The run's result; null when nothing ran (the run was cancelled before it started, say). */
   readonly result: AIAgentResult | null;
+  /** True when this execution recorded the run's COMPLETED or FAILED (not a run found settled already). */
+  readonly recordedEnd?: boolean;
 }
 
 export interface RunExecutionOptions {
@@ -47,6 +49,15 @@ export interface RunExecutionOptions {
   readonly signal?: AbortSignal;
   /** Told once the run is stored and under way (its EXECUTING event is being recorded). */
   readonly onExecuting?: () => void;
+  /** Told what the runner tells the server as the run goes (its telemetry spans are built from it). */
+  readonly observer?: RunExecutionObserver;
+}
+
+/** The runner's news a server's run telemetry follows: the run's redactor, its routing, its event stream. */
+export interface RunExecutionObserver {
+  secretRedactor(redactor: SecretRedactor): void;
+  routed(routing: RunRouting): void;
+  event(event: CharterEvent): void;
 }
 
 /** Why a stored run is continued: a human's decision, or its process is gone (or drained) and this one takes it. */
@@ -90,7 +101,7 @@ export async function executeRunRequest(
   if (record?.cancelRequestedAt != null) {
     await lifecycle.append("FAILED", cancelledData());
     await lifecycle.flush();
-    return { status: "failed", result: null };
+    return { status: "failed", result: null, recordedEnd: true };
   }
   if (request.agent !== autoAgentReference && !isAgentIdReference(request.agent)) {
     // Only registry agents run on a server: a path would let a caller run any file the server can read.
@@ -335,7 +346,7 @@ function createLifecycleRecorder(
         ...(cancelled && result.outcome === "INTERRUPTED" ? { cancelled: true } : {}),
       });
       await recorder.flush();
-      return { status: result.success ? "completed" : "failed", result };
+      return { status: result.success ? "completed" : "failed", result, recordedEnd: true };
     },
   };
   return recorder;
@@ -371,9 +382,11 @@ function observeRun(
   const hooks: Pick<RunAgentOptions, "onSecretRedactor" | "onRouted" | "onTransition" | "onEvent"> = {
     onSecretRedactor: (redactor) => {
       lifecycle.redactor = redactor;
+      options.observer?.secretRedactor(redactor);
     },
     onRouted: (routed) => {
       routing = routed;
+      options.observer?.routed(routed);
       const selection = routed.selection;
       void lifecycle.append("ROUTED", {
         agent: routed.agentId,
@@ -411,6 +424,7 @@ function observeRun(
       options.onExecuting?.();
     },
     onEvent: (event: CharterEvent) => {
+      options.observer?.event(event);
       if (event.type === "tool_call_started") {
         startedCalls.set(`${event.turn}/${event.callId}`, { name: event.name, arguments: event.arguments });
         return;

@@ -6,6 +6,7 @@ import type { AgentCatalog } from "../../runner/agent-catalog.js";
 import type { ToolPermissionClass } from "../../runner/tool-permissions.js";
 import type { RunStore } from "../../store/run-store.js";
 import type { ToolCallLimits } from "../limits/tool-call-rate-limiter.js";
+import type { RunTelemetryExporter } from "../telemetry/run-telemetry-exporter.js";
 import type { ProviderKeySource } from "../tenants/resolve-tenant-settings.js";
 import type { RunEventHub } from "./run-event-hub.js";
 import type { ServerRole } from "./run-request.js";
@@ -59,4 +60,6 @@ export interface RunExecutionContext {
    * as accepted). Each run's events pass the run's redactor as well.
    */
   readonly redactor?: SecretRedactor;
+  /** Where each execution's traces and metrics go (OTLP), when the process exports telemetry; default none. */
+  readonly telemetry?: RunTelemetryExporter;
 }

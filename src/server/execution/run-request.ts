@@ -1,3 +1,5 @@
+import type { TraceContext } from "../telemetry/trace-context.js";
+
 /** The roles of the server (seed 004 permission_error): what a caller may do within its tenant. */
 export type ServerRole = "admin" | "operator" | "viewer";
 
@@ -27,6 +29,11 @@ export interface RunRequest {
   readonly messages?: readonly { readonly role: "user" | "assistant"; readonly content: string }[];
   /** Milliseconds since the epoch, from the server's clock. */
   readonly requestedAt: number;
+  /**
+   * The caller's W3C trace context (`traceparent`, `tracestate` headers), when it sent a valid one: the run's
+   * telemetry spans join the caller's trace, whichever worker executes or continues the run.
+   */
+  readonly traceContext?: TraceContext;
 }
 
 /** A human's decisions on a stopped run's pending calls (POST /v1/runs/:id/approvals), and who gave them. */

@@ -77,8 +77,17 @@ export class RunWorkerPool {
       accepted = true;
       onAccepted?.();
     };
-    const options = { signal: controller.signal, onExecuting: accept };
     const { context } = this.#options;
+    // One execution's spans and metrics, when this process exports telemetry.
+    const telemetry = context.telemetry?.startExecution(
+      task.request,
+      task.kind === "decide" ? "decision" : task.kind,
+    );
+    const options = {
+      signal: controller.signal,
+      onExecuting: accept,
+      ...(telemetry !== undefined ? { observer: telemetry } : {}),
+    };
     const execute = (): Promise<RunExecutionOutcome> => {
       switch (task.kind) {
         case "start":
@@ -95,7 +104,12 @@ export class RunWorkerPool {
       }
     };
     const done = execute()
+      .then((outcome) => {
+        telemetry?.end({ ...outcome, recordedEnd: outcome.recordedEnd === true });
+        return outcome;
+      })
       .catch((error: unknown) => {
+        telemetry?.end({ status: "error", result: null, recordedEnd: false, error });
         this.#options.onError?.(error);
         return null;
       })

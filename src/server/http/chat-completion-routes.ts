@@ -9,6 +9,7 @@ import type { StoredRunEvent } from "../../store/run-event-records.js";
 import type { RunStore } from "../../store/run-store.js";
 import type { RunDispatcher } from "../execution/run-dispatcher.js";
 import type { RunRequest } from "../execution/run-request.js";
+import { traceContextField } from "../telemetry/trace-context-field.js";
 import { checkAgentAllowed } from "./check-agent-allowed.js";
 import { type errorResponse, errorResponseOf } from "./error-response.js";
 import { openEventStream } from "./event-stream.js";
@@ -251,6 +252,7 @@ export const chatCompletionRoutes: FastifyPluginAsync<ChatCompletionRoutesOption
         metadata: body.metadata ?? {},
         ...(earlier.length > 0 ? { messages: earlier } : {}),
         requestedAt: now,
+        ...traceContextField(request.headers),
       };
       await dispatcherOf().dispatch(runRequest);
       reply.header("x-charter-run-id", runId);

@@ -12,6 +12,7 @@ import type { TranscriptEntry } from "../../transcript/transcript-entry.js";
 import type { RunDispatcher } from "../execution/run-dispatcher.js";
 import type { RunRequest } from "../execution/run-request.js";
 import type { TenantScopeViolations } from "../identity/tenant-scope-violations.js";
+import { traceContextField } from "../telemetry/trace-context-field.js";
 import type { TenantConfiguration } from "../tenants/tenant-configuration.js";
 import { authenticatedErrors, errorReference } from "./error-schema.js";
 import { decodeCursor, encodeCursor } from "./list-cursor.js";
@@ -87,6 +88,12 @@ const requestHeaders = {
       type: "string",
       description: "Your id for what the run serves (generated if absent).",
     },
+    traceparent: {
+      type: "string",
+      description:
+        "A W3C trace context: the run's telemetry spans join your trace (an invalid one is ignored, as the W3C specification says).",
+    },
+    tracestate: { type: "string", description: "The W3C trace state that goes with traceparent." },
   },
 } as const;
 
@@ -233,6 +240,7 @@ export const runRoutes: FastifyPluginAsync<RunRoutesOptions> = async (app, optio
           input: asked.input === undefined ? null : asked.input,
           metadata: asked.metadata ?? {},
           requestedAt: now,
+          ...traceContextField(request.headers),
         };
         try {
           await dispatcherOf().dispatch(runRequest);

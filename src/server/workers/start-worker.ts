@@ -59,11 +59,14 @@ export async function startWorker(options: StartWorkerOptions): Promise<StartedW
           await queue.close();
         } finally {
           await store.close();
+          // After the drain: the spans of the runs that stopped at their checkpoint are flushed too.
+          await setup.telemetry?.shutdown();
         }
       },
     };
   } catch (error) {
     await store.close();
+    await setup.telemetry?.shutdown();
     throw error;
   }
 }

@@ -33,6 +33,8 @@ const allowedImports = {
   work: [...core, "config", "store", "runner", "agents"],
   // The server: HTTP API, identity and tenants, run execution (in process or through the queue), telemetry.
   server: [...core, "config", "abilities", "store", "runner", "agents", "workflow", "work"],
+  // The run viewer: browser code bundled by esbuild, on nothing of the Node side (it reads the API over HTTP).
+  viewer: [],
   demo: [...wiring, "testing"],
   cli: [...wiring, "agents", "work", "server", "conformance", "demo", "testing"],
   "index.ts": [...wiring, "agents", "work", "conformance", "testing"],

@@ -13,9 +13,12 @@ import { healthRoutes } from "./http/health-routes.js";
 import { keyRoutes } from "./http/key-routes.js";
 import { openApiRoutes } from "./http/openapi-routes.js";
 import { runEventRoutes } from "./http/run-event-routes.js";
+import { runInspectionRoutes } from "./http/run-inspection-routes.js";
 import { runRoutes } from "./http/run-routes.js";
+import { sessionRoutes } from "./http/session-routes.js";
 import { statsRoutes } from "./http/stats-routes.js";
 import { tenantConfigurationRoutes } from "./http/tenant-configuration-routes.js";
+import { viewerRoutes } from "./http/viewer-routes.js";
 import { workItemRunRoutes } from "./http/work-item-run-routes.js";
 import { workflowRunRoutes } from "./http/workflow-run-routes.js";
 import "./http/request-identity.js";
@@ -43,6 +46,8 @@ export interface CreateServerOptions {
   readonly environment?: RuntimeEnvironment;
   /** When attempts at other tenants' data block an address; default 5 within an hour block it for 5 minutes. */
   readonly violationLimits?: ViolationLimits;
+  /** The built run viewer served at `/`; default the package's `dist/viewer`. */
+  readonly viewerDirectory?: string;
 }
 
 /** A Charter server, built and ready to listen. */
@@ -193,6 +198,12 @@ export async function createServer(options: CreateServerOptions): Promise<Charte
   });
   await app.register(tenantConfigurationRoutes, { store, environment });
   await app.register(statsRoutes, { store, environment });
+  await app.register(runInspectionRoutes, { store, violations });
+  await app.register(sessionRoutes, {});
+  await app.register(
+    viewerRoutes,
+    options.viewerDirectory !== undefined ? { directory: options.viewerDirectory } : {},
+  );
   await app.ready();
 
   return {

@@ -3,7 +3,12 @@ import { CharterError } from "../../foundation/charter-error.js";
 import type { RuntimeEnvironment } from "../../foundation/environment.js";
 import type { RunStore } from "../../store/run-store.js";
 import { prometheusMetrics } from "../stats/prometheus-metrics.js";
-import { runStatistics, type StatisticsGrouping, statisticsGroupings } from "../stats/run-statistics.js";
+import {
+  maximumStatisticsBuckets,
+  runStatistics,
+  type StatisticsGrouping,
+  statisticsGroupings,
+} from "../stats/run-statistics.js";
 import { authenticatedErrors } from "./error-schema.js";
 import { identityOf } from "./request-identity.js";
 
@@ -27,7 +32,9 @@ function instant(value: string | undefined, name: string, fallback: number): num
 
 /** `GET /v1/stats`: the caller's tenant's run statistics over a time range (any role). */
 export const statsRoutes: FastifyPluginAsync<StatsRoutesOptions> = async (app, { store, environment }) => {
-  app.get<{ Querystring: { from?: string; to?: string; groupBy?: StatisticsGrouping } }>(
+  app.get<{
+    Querystring: { from?: string; to?: string; groupBy?: StatisticsGrouping; bucketMinutes?: number };
+  }>(
     "/v1/stats",
     {
       config: { permission: "stats.read" },
@@ -44,6 +51,12 @@ export const statsRoutes: FastifyPluginAsync<StatsRoutesOptions> = async (app, {
             },
             to: { type: "string", description: "ISO 8601 date and time, exclusive; default now" },
             groupBy: { type: "string", enum: [...statisticsGroupings] },
+            bucketMinutes: {
+              type: "integer",
+              minimum: 1,
+              maximum: 10080,
+              description: `Adds series: the figures per bucket of this many minutes (at most ${maximumStatisticsBuckets} buckets)`,
+            },
           },
         },
         response: {
@@ -60,16 +73,38 @@ export const statsRoutes: FastifyPluginAsync<StatsRoutesOptions> = async (app, {
           details: { issues: ["querystring/from must be before querystring/to"] },
         });
       }
+      const { bucketMinutes } = request.query;
+      const bucketMilliseconds = bucketMinutes === undefined ? undefined : bucketMinutes * 60_000;
+      if (
+        bucketMilliseconds !== undefined &&
+        Math.ceil((to - from) / bucketMilliseconds) > maximumStatisticsBuckets
+      ) {
+        throw new CharterError(
+          "REQUEST_INVALID",
+          `from..to holds more than ${maximumStatisticsBuckets} buckets of ${bucketMinutes} minutes: choose a larger bucketMinutes or a shorter range`,
+          { details: { issues: ["querystring/bucketMinutes makes too many buckets"] } },
+        );
+      }
       const tenantStore = store.forTenant(identityOf(request).tenantId);
       const statistics = await runStatistics(tenantStore, {
         from,
         to,
         ...(request.query.groupBy !== undefined ? { groupBy: request.query.groupBy } : {}),
+        ...(bucketMilliseconds !== undefined ? { bucketMilliseconds } : {}),
       });
       return {
         ...statistics,
         from: new Date(statistics.from).toISOString(),
         to: new Date(statistics.to).toISOString(),
+        ...(statistics.series !== undefined
+          ? {
+              series: statistics.series.map((bucket) => ({
+                ...bucket,
+                from: new Date(bucket.from).toISOString(),
+                to: new Date(bucket.to).toISOString(),
+              })),
+            }
+          : {}),
       };
     },
   );

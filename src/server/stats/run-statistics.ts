@@ -18,6 +18,8 @@ export interface FinishedRun {
   readonly cacheHits: number;
   readonly cacheMisses: number;
   readonly failover: boolean;
+  /** When the run ended (its COMPLETED or FAILED event, by the store's clock). */
+  readonly endedAt: number;
 }
 
 export interface RunStatisticsFigures {
@@ -43,7 +45,20 @@ export interface RunStatistics extends RunStatisticsFigures {
   readonly requests: number;
   readonly requestsPerMinute: number;
   readonly groups?: readonly ({ readonly key: string } & RunStatisticsFigures)[];
+  /** With a bucket size: the same figures for each bucket of the range, oldest first (charts over time). */
+  readonly series?: readonly RunStatisticsBucket[];
 }
+
+/** One bucket of a series: the runs that ended in `[from, to)` and the runs accepted in it. */
+export interface RunStatisticsBucket extends RunStatisticsFigures {
+  readonly from: number;
+  readonly to: number;
+  readonly requests: number;
+  readonly groups?: readonly ({ readonly key: string } & RunStatisticsFigures)[];
+}
+
+/** The most buckets one series may have, so that a request cannot make the server compute without bound. */
+export const maximumStatisticsBuckets = 1440;
 
 const unknown = "unknown";
 
@@ -130,9 +145,15 @@ async function* eventsInRange(
  */
 export async function runStatistics(
   store: RunStore,
-  query: { readonly from: number; readonly to: number; readonly groupBy?: StatisticsGrouping },
+  query: {
+    readonly from: number;
+    readonly to: number;
+    readonly groupBy?: StatisticsGrouping;
+    /** Adds `series`: the figures per bucket of this many milliseconds (the last bucket may be shorter). */
+    readonly bucketMilliseconds?: number;
+  },
 ): Promise<RunStatistics> {
-  const { runs, requests } = await finishedRuns(store, query.from, query.to);
+  const { runs, requests, requestTimes } = await finishedRuns(store, query.from, query.to);
   const minutes = (query.to - query.from) / 60_000;
   const statistics: RunStatistics = {
     from: query.from,
@@ -142,14 +163,42 @@ export async function runStatistics(
     ...figuresOf(runs),
   };
   const grouping = query.groupBy;
-  if (grouping === undefined) return statistics;
+  const bucket = query.bucketMilliseconds;
+  const series: RunStatisticsBucket[] | undefined =
+    bucket === undefined
+      ? undefined
+      : bucketStarts(query.from, query.to, bucket).map((start) => {
+          const end = Math.min(start + bucket, query.to);
+          const inBucket = runs.filter((run) => run.endedAt >= start && run.endedAt < end);
+          return {
+            from: start,
+            to: end,
+            requests: requestTimes.filter((time) => time >= start && time < end).length,
+            ...figuresOf(inBucket),
+            ...(grouping !== undefined ? { groups: groupsOf(inBucket, grouping) } : {}),
+          };
+        });
+  return {
+    ...statistics,
+    ...(grouping !== undefined ? { groups: groupsOf(runs, grouping) } : {}),
+    ...(series !== undefined ? { series } : {}),
+  };
+}
+
+function bucketStarts(from: number, to: number, bucket: number): number[] {
+  const starts: number[] = [];
+  for (let start = from; start < to; start += bucket) starts.push(start);
+  return starts;
+}
+
+function groupsOf(
+  runs: readonly FinishedRun[],
+  grouping: StatisticsGrouping,
+): ({ readonly key: string } & RunStatisticsFigures)[] {
   const keys = [...new Set(runs.map((run) => run[grouping]))].sort((left, right) =>
     left.localeCompare(right),
   );
-  return {
-    ...statistics,
-    groups: keys.map((key) => ({ key, ...figuresOf(runs.filter((run) => run[grouping] === key)) })),
-  };
+  return keys.map((key) => ({ key, ...figuresOf(runs.filter((run) => run[grouping] === key)) }));
 }
 
 /** The runs that ended in `[from, to)` and the number of runs accepted in it, from the tenant's stored events. */
@@ -157,10 +206,16 @@ export async function finishedRuns(
   store: RunStore,
   from: number,
   to: number,
-): Promise<{ readonly runs: readonly FinishedRun[]; readonly requests: number }> {
+): Promise<{
+  readonly runs: readonly FinishedRun[];
+  readonly requests: number;
+  /** When each run accepted in the range was accepted. */
+  readonly requestTimes: readonly number[];
+}> {
   const query = { from, to };
   const runs: FinishedRun[] = [];
   let requests = 0;
+  const requestTimes: number[] = [];
   for await (const event of eventsInRange(
     store,
     ["REQUESTED", "COMPLETED", "FAILED"],
@@ -169,6 +224,7 @@ export async function finishedRuns(
   )) {
     if (event.type === "REQUESTED") {
       requests += 1;
+      requestTimes.push(event.createdAt);
       continue;
     }
     const requested = (await store.readRunEvents(event.runId, { limit: 1 }))[0];
@@ -190,7 +246,8 @@ export async function finishedRuns(
       cacheHits: calls.filter((call) => call.cache_hit === true).length,
       cacheMisses: calls.filter((call) => call.cache_hit === false).length,
       failover: data.final_state === "failover",
+      endedAt: event.createdAt,
     });
   }
-  return { runs, requests };
+  return { runs, requests, requestTimes };
 }

@@ -1,0 +1,18 @@
+import { describe, expect, it } from "vitest";
+import type { runView } from "../../src/server/http/run-view.js";
+import type { RunTimeline } from "../../src/server/inspection/run-timeline.js";
+import type { RunStatistics } from "../../src/server/stats/run-statistics.js";
+import type { RunView, StatisticsFiguresView, TimelineView } from "../../src/viewer/api-types.js";
+
+// The viewer declares the API's JSON shapes itself (it compiles for the browser, without the server's Node
+// types). These assignments hold the server's answers to those declarations: `npm run typecheck` fails when the
+// server's shapes drift from what the page reads.
+const runShape = (run: ReturnType<typeof runView>): RunView => run;
+const timelineShape = (timeline: RunTimeline): TimelineView => timeline;
+const figuresShape = (statistics: RunStatistics): StatisticsFiguresView => statistics;
+
+describe("the viewer's declarations of the API's shapes", () => {
+  it("accept what the server answers (checked by the compiler)", () => {
+    expect([runShape, timelineShape, figuresShape].every((check) => typeof check === "function")).toBe(true);
+  });
+});

@@ -58,6 +58,14 @@ const rateLimitsSchema = z
  */
 const listenBacklogSchema = z.number().int().min(1).max(2_147_483_647);
 
+/**
+ * `server.workflows`: the folder whose `<name>.workflow.yaml` (`.yml`, `.json`) files `POST /v1/workflows/runs` may
+ * start, by name; `server.repositories`: the git working trees `POST /v1/work-items/runs` may change, by name. A
+ * client names them, never gives a path. Relative paths are relative to the directory the server runs in.
+ */
+const workflowsFolderSchema = z.string().min(1);
+const repositoriesSchema = z.record(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/), z.string().min(1));
+
 const jwtSchema = z
   .object(jwtShape)
   .strict()
@@ -86,6 +94,8 @@ export const serverLayerSchema = z
     trustProxy: z.boolean().optional(),
     rateLimits: rateLimitsSchema.optional(),
     listenBacklog: listenBacklogSchema.optional(),
+    workflows: workflowsFolderSchema.optional(),
+    repositories: repositoriesSchema.optional(),
   })
   .strict();
 
@@ -96,6 +106,8 @@ export const serverSchema = z
     trustProxy: z.boolean().optional(),
     rateLimits: rateLimitsSchema.optional(),
     listenBacklog: listenBacklogSchema.optional(),
+    workflows: workflowsFolderSchema.optional(),
+    repositories: repositoriesSchema.optional(),
   })
   .strict();
 

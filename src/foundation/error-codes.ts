@@ -126,6 +126,10 @@ export const errorCodes = [
   "RUN_STATE_CONFLICT",
   "IDEMPOTENCY_KEY_REUSED",
   "API_KEY_NOT_FOUND",
+  // The server's workflow and work item runs: a workflow name with no file in `server.workflows`, a repository name
+  // that `server.repositories` does not list.
+  "WORKFLOW_NOT_FOUND",
+  "WORK_REPOSITORY_NOT_FOUND",
   // The server's rate limits: too many requests (or, as a tool failure inside a run, tool calls) in a window from
   // one address, tenant, user or tool class; `retryAfterSeconds` says when the window ends.
   "RATE_LIMIT_EXCEEDED",

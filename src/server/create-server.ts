@@ -184,8 +184,21 @@ export async function createServer(options: CreateServerOptions): Promise<Charte
     violations,
     ...(options.dispatcher !== undefined ? { dispatcher: options.dispatcher } : {}),
   });
-  await app.register(workflowRunRoutes, { store, environment, violations });
-  await app.register(workItemRunRoutes, { store, violations });
+  const { workflows, repositories } = options.configuration ?? {};
+  await app.register(workflowRunRoutes, {
+    store,
+    environment,
+    violations,
+    ...(options.dispatcher !== undefined ? { dispatcher: options.dispatcher } : {}),
+    ...(workflows !== undefined ? { workflowsDirectory: workflows } : {}),
+  });
+  await app.register(workItemRunRoutes, {
+    store,
+    environment,
+    violations,
+    ...(options.dispatcher !== undefined ? { dispatcher: options.dispatcher } : {}),
+    ...(repositories !== undefined ? { repositories } : {}),
+  });
   await app.register(runEventRoutes, {
     store,
     violations,

@@ -79,12 +79,16 @@ export async function loadRunExecutionSetup(options: RunExecutionSetupOptions): 
     executionContext(store) {
       const redactor = serverRedactor();
       const toolCallLimits = loaded.configuration.server?.rateLimits?.toolCalls;
+      const { workflows, repositories } = loaded.configuration.server ?? {};
       return {
         ...layers,
         store,
         agentCatalog: createAgentCatalog(),
         environment,
         ...(toolCallLimits !== undefined ? { toolCallLimits } : {}),
+        storeUrl: url,
+        ...(workflows !== undefined ? { workflowsDirectory: resolve(cwd, workflows) } : {}),
+        ...(repositories !== undefined ? { repositories } : {}),
         // Each tenant's configuration (provider keys, models) applies wherever its runs execute.
         tenantConfiguration: createTenantConfigurationResolver({
           store,

@@ -6,6 +6,7 @@ import { isAgentIdReference } from "../config/agent-reference.js";
 import { blake3Hex } from "../foundation/content-hash.js";
 import type { RuntimeEnvironment } from "../foundation/environment.js";
 import type { SecretRedactor } from "../foundation/secret-redactor.js";
+import type { AgentCatalog } from "../runner/agent-catalog.js";
 import { runAgent } from "../runner/run-agent.js";
 import type { AIAgentResult } from "../session/agent-result.js";
 import type { CharterEvent } from "../session/charter-event.js";
@@ -51,6 +52,14 @@ export interface WorkItemExecutionOptions {
   readonly signal?: AbortSignal;
   /** Who the item is for: its run and its receipt are stored for this tenant. */
   readonly tenantId?: string;
+  /** The agent registry an `agent_id` that is an id is resolved in; default the configuration's. */
+  readonly agentCatalog?: AgentCatalog;
+  /**
+   * Where the agent's run finds its configuration layers and registry (a server's directory, so that its
+   * configuration and agents apply, never the repository's); default the repository's top folder. The workspace
+   * tools and the test command work in the repository either way.
+   */
+  readonly agentDirectory?: string;
   /** Told once the before snapshot is taken and the lock record written, before the agent starts. */
   readonly onFrozen?: (runId: string, beforeHash: string) => void;
 }
@@ -206,10 +215,10 @@ async function executeFrozen(
   try {
     agentResult = await runAgent({
       agentPath: agentReference,
-      agentCatalog: createAgentCatalog(),
+      agentCatalog: options.agentCatalog ?? createAgentCatalog(),
       prompt: workPrompt(loaded),
       runId,
-      cwd: repository.root,
+      cwd: options.agentDirectory ?? repository.root,
       set: [`totalTimeout=${limits.timeout_ms}ms`],
       extraTools: createWorkspaceTools({
         repository,

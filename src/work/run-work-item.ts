@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import { type RuntimeEnvironment, systemEnvironment } from "../foundation/environment.js";
 import { executeWorkItem, type WorkItemExecutionOptions } from "./execute-work-item.js";
-import { loadWorkItem } from "./load-work-item.js";
+import { type LoadedWorkItem, loadWorkItem } from "./load-work-item.js";
 import { receiptKeeper } from "./receipt-keeper.js";
 import { recoverInterruptedWork } from "./recover-interrupted-work.js";
 import { sealWorkItem } from "./seal-work-item.js";
@@ -14,6 +14,10 @@ export interface RunWorkItemOptions extends Omit<WorkItemExecutionOptions, "envi
   /** A folder inside the git working tree the item runs in. */
   readonly repository: string;
   readonly environment?: RuntimeEnvironment;
+  /** The item's run id (a server gives the id it answered the request with); default a new one. */
+  readonly runId?: string;
+  /** The item already read and checked (a server's, from a request body); `itemPath` is then not read. */
+  readonly loaded?: LoadedWorkItem;
   /** Told what went wrong without changing the outcome (a receipt that could not be stored in the run store). */
   readonly onWarning?: (text: string) => void;
 }
@@ -25,7 +29,7 @@ export interface RunWorkItemOptions extends Omit<WorkItemExecutionOptions, "envi
  */
 export async function runWorkItem(options: RunWorkItemOptions): Promise<WorkRunResult> {
   const environment = options.environment ?? systemEnvironment;
-  const loaded = await loadWorkItem(options.itemPath);
+  const loaded = options.loaded ?? (await loadWorkItem(options.itemPath));
   const repository = await openWorkRepository(options.repository);
   const keep = receiptKeeper(repository, loaded.directory, { ...options, environment });
   await recoverInterruptedWork(repository, environment, keep, {
@@ -43,7 +47,7 @@ export async function runWorkItem(options: RunWorkItemOptions): Promise<WorkRunR
       loaded,
       repository,
       receipts: repository,
-      runId: environment.newId("run"),
+      runId: options.runId ?? environment.newId("run"),
       options: { ...options, environment },
     },
     async (executed) => (await sealWorkItem(repository, executed, keep)).result,

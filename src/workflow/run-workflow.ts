@@ -4,6 +4,7 @@ import { createAgentCatalog } from "../agents/create-agent-catalog.js";
 import { loadConfiguration } from "../config/load-configuration.js";
 import { type RuntimeEnvironment, systemEnvironment } from "../foundation/environment.js";
 import { SecretRedactor } from "../foundation/secret-redactor.js";
+import type { AgentCatalog } from "../runner/agent-catalog.js";
 import { currentRunOwner, defaultHeartbeatIntervalMilliseconds } from "../runner/run-owner.js";
 import { selectRunStore } from "../runner/select-run-store.js";
 import { openRunStore } from "../store/open-run-store.js";
@@ -39,6 +40,10 @@ export interface RunWorkflowOptions {
   /** Interrupts the workflow: running steps' runs end INTERRUPTED and the workflow is `interrupted`, resumable. */
   readonly signal?: AbortSignal;
   readonly onProgress?: (event: WorkflowProgressEvent) => void;
+  /** The workflow run's id (a server gives the id it answered the request with); default a new one. */
+  readonly runId?: string;
+  /** The agent registry steps' registry ids are resolved in; default the configuration's. */
+  readonly agentCatalog?: AgentCatalog;
 }
 
 /**
@@ -67,7 +72,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
   const redactor = new SecretRedactor();
   for (const secret of secrets) redactor.addSecret(secret.value, secret.label);
   // Every step's agent must resolve before anything is stored or run (a typo in a path, an unknown registry id).
-  const agentCatalog = createAgentCatalog();
+  const agentCatalog = options.agentCatalog ?? createAgentCatalog();
   const agentProblems = await checkWorkflowAgents(loaded, { configuration, cwd }, agentCatalog);
   if (agentProblems.length > 0) throw workflowFileInvalid(loaded.path, agentProblems);
   const { url } = await selectRunStore({
@@ -78,7 +83,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
   });
   // Every query of the workflow run (and of its steps' runs) is scoped by its tenant.
   const store = await openRunStore({ url, environment, tenantId: options.tenantId ?? null });
-  const workflowRunId = environment.newId("run");
+  const workflowRunId = options.runId ?? environment.newId("run");
   const owner = currentRunOwner();
   let heartbeat: ReturnType<typeof setInterval> | null = null;
   try {

@@ -8,6 +8,7 @@ import {
   createInProcessRunDispatcher,
   type InProcessRunDispatcher,
 } from "../../src/server/execution/in-process-run-dispatcher.js";
+import type { RunExecutionContext } from "../../src/server/execution/run-execution-context.js";
 import type { RunDecisionRequest, RunRequest } from "../../src/server/execution/run-request.js";
 import {
   createProviderKeySourceResolver,
@@ -64,6 +65,8 @@ export async function startRunningServer(
   backend: TestBackend,
   respond: ScriptedResponder,
   options: Parameters<typeof startTestServer>[1] = {},
+  /** Execution settings beyond the project's: the workflows folder and repositories of workflow and work item runs. */
+  execution: Pick<RunExecutionContext, "workflowsDirectory" | "repositories"> = {},
 ): Promise<RunningServer> {
   const model = await startScriptedOpenAIServer({ respond });
   const directory = await mkdtemp(join(tmpdir(), "charter-server-runs-"));
@@ -96,11 +99,13 @@ export async function startRunningServer(
   let dispatcher: ObservedDispatcher | null = null;
   const server = await startTestServer(backend, {
     ...options,
-    dispatcher: ({ store }) => {
+    dispatcher: ({ store, url }) => {
       dispatcher = observed(
         createInProcessRunDispatcher({
           context: {
             store,
+            storeUrl: url,
+            ...execution,
             agentCatalog: createAgentCatalog(),
             environment: systemEnvironment,
             cwd: directory,

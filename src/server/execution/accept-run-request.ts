@@ -20,7 +20,12 @@ export async function acceptRunRequest(
       userId: request.userId,
       correlationId: request.correlationId,
       conversationId: request.conversationId,
-      data: redact({ agent: request.agent, role: request.role, metadata: request.metadata }),
+      data: redact({
+        agent: request.agent,
+        role: request.role,
+        metadata: request.metadata,
+        ...(request.kind !== undefined ? { kind: request.kind } : {}),
+      }),
     },
     request: redact(request),
     createdAt: request.requestedAt,

@@ -53,6 +53,15 @@ export interface RunExecutionContext {
   readonly roleToolClasses?: (role: ServerRole) => readonly ToolPermissionClass[];
   /** `server.rateLimits.toolCalls`: the tool calls a tenant's and a user's runs may make a minute; default none. */
   readonly toolCallLimits?: ToolCallLimits;
+  /**
+   * The run store's URL: workflow and work item runs open their own connection to it (as `charter workflow run`
+   * and `charter work run` do); without it they fail.
+   */
+  readonly storeUrl?: string;
+  /** `server.workflows`: the folder of the workflows the API may start by name. */
+  readonly workflowsDirectory?: string;
+  /** `server.repositories`: the git working trees work items may change, by name. */
+  readonly repositories?: Readonly<Record<string, string>>;
   /** Told of every lifecycle event once it is stored (live event streams in this process). */
   readonly events?: RunEventHub;
   /**

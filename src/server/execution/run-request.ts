@@ -3,11 +3,31 @@ import type { TraceContext } from "../telemetry/trace-context.js";
 /** The roles of the server (seed 004 permission_error): what a caller may do within its tenant. */
 export type ServerRole = "admin" | "operator" | "viewer";
 
+/** What a server run runs: an agent, a workflow (by name), or a work item on a repository (by name). */
+export const runRequestKinds = ["agent", "workflow", "work-item"] as const;
+export type RunRequestKind = (typeof runRequestKinds)[number];
+
+/**
+ * The stored request's format: 2 added `kind` (and the workflow and work item fields); a request without `v`
+ * (format 1, stored before) is an agent run's.
+ */
+export const runRequestVersion = 2;
+
 /**
  * One run as the HTTP API accepted it (lifecycle REQUESTED). It carries everything a worker on another machine
  * needs to execute the run under the caller's identity: it is what is queued, so it is plain JSON.
  */
 export interface RunRequest {
+  /** The format version (see runRequestVersion); absent in requests stored before version 2. */
+  readonly v?: typeof runRequestVersion;
+  /** Absent: `agent` (every request stored before version 2). */
+  readonly kind?: RunRequestKind;
+  /** A workflow run: the workflow's name in the server's `server.workflows` folder. */
+  readonly workflow?: string;
+  /** A work item run: the repository's name in the server's `server.repositories`. */
+  readonly repository?: string;
+  /** A work item run: the work item, as its file would hold it (checked against its schema when accepted). */
+  readonly item?: unknown;
   /** The run id, assigned at REQUESTED: the seed's task_id. */
   readonly runId: string;
   readonly requestId: string;
@@ -17,7 +37,10 @@ export interface RunRequest {
   /** From the caller's `x-correlation-id` header, or generated; sent on to providers, REST tools and MCP servers. */
   readonly correlationId: string;
   readonly conversationId: string | null;
-  /** An agent registry id, or `auto` for selection. */
+  /**
+   * An agent registry id, or `auto` for selection; for a workflow run the workflow's name, for a work item run
+   * its item's agent.
+   */
   readonly agent: string;
   readonly prompt: string | null;
   readonly input: unknown;
@@ -46,4 +69,9 @@ export interface RunDecisionRequest {
   readonly correlationId: string;
   readonly approve: readonly string[];
   readonly deny: readonly string[];
+}
+
+/** What a request runs (`agent` for requests stored before kinds existed). */
+export function runRequestKindOf(request: Pick<RunRequest, "kind">): RunRequestKind {
+  return request.kind ?? "agent";
 }

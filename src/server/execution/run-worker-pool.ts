@@ -1,8 +1,14 @@
 import type { UnsettledRunRequest } from "../../store/run-event-records.js";
 import type { RunOwner } from "../../store/run-record.js";
 import { continueRunRequest, executeRunRequest, type RunExecutionOutcome } from "./execute-run-request.js";
+import {
+  executeWorkItemRequest,
+  recordWorkItemEnd,
+  recoverWorkItemRequest,
+} from "./execute-work-item-request.js";
+import { continueWorkflowRequest, executeWorkflowRequest } from "./execute-workflow-request.js";
 import type { RunExecutionContext } from "./run-execution-context.js";
-import type { RunDecisionRequest, RunRequest } from "./run-request.js";
+import { type RunDecisionRequest, type RunRequest, runRequestKindOf } from "./run-request.js";
 import { recordCancelledRun, recordStoppedRunEnd } from "./settle-run.js";
 
 /** One piece of work for a worker: a run to start, a decision to apply, or a run to take over. */
@@ -89,6 +95,19 @@ export class RunWorkerPool {
       ...(telemetry !== undefined ? { observer: telemetry } : {}),
     };
     const execute = (): Promise<RunExecutionOutcome> => {
+      const kind = runRequestKindOf(task.request);
+      // Workflow and work item runs start and continue by their own rules (no approvals of their own: a step's
+      // or an item's agent run is an ordinary run of the store).
+      if (kind === "workflow") {
+        return task.kind === "start"
+          ? executeWorkflowRequest(task.request, context, options)
+          : continueWorkflowRequest(task.request, context, options);
+      }
+      if (kind === "work-item") {
+        return task.kind === "start"
+          ? executeWorkItemRequest(task.request, context, options)
+          : recoverWorkItemRequest(task.request, context);
+      }
       switch (task.kind) {
         case "start":
           return executeRunRequest(task.request, context, options);
@@ -207,6 +226,11 @@ export class RunWorkerPool {
       case "resume":
         return { kind: "takeover", request };
       case "record_end":
+        // A work item's agent run ends before the item does (admission, the test command): its receipt says when.
+        if (runRequestKindOf(request) === "work-item") {
+          await recordWorkItemEnd(store, request, this.#options.context);
+          return null;
+        }
         await recordStoppedRunEnd(store, record, this.#options.context);
         return null;
     }

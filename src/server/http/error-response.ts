@@ -28,6 +28,11 @@ const statusByCode: Partial<Record<ErrorCode, number>> = {
   ROUTE_NOT_FOUND: 404,
   AGENT_NOT_FOUND: 404,
   API_KEY_NOT_FOUND: 404,
+  WORKFLOW_NOT_FOUND: 404,
+  WORK_REPOSITORY_NOT_FOUND: 404,
+  // A body the route's schema accepts whose work item or workflow input fails its own schema.
+  WORK_ITEM_INVALID: 422,
+  WORKFLOW_INPUT_INVALID: 422,
   RUN_STATE_CONFLICT: 409,
   IDEMPOTENCY_KEY_REUSED: 422,
 };

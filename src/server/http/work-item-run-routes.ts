@@ -1,17 +1,114 @@
 import type { FastifyPluginAsync, FastifyRequest } from "fastify";
+import { isAgentIdReference } from "../../config/agent-reference.js";
 import { CharterError } from "../../foundation/charter-error.js";
+import type { RuntimeEnvironment } from "../../foundation/environment.js";
 import type { RunRequestRecord } from "../../store/run-event-records.js";
 import type { RunStore, StoredWorkReceipt } from "../../store/run-store.js";
+import { type LoadedWorkItem, validateWorkItem } from "../../work/load-work-item.js";
+import { findServerRepository } from "../execution/find-server-workflow.js";
+import type { RunDispatcher } from "../execution/run-dispatcher.js";
+import { runRequestVersion } from "../execution/run-request.js";
 import type { TenantScopeViolations } from "../identity/tenant-scope-violations.js";
+import type { TenantConfiguration } from "../tenants/tenant-configuration.js";
 import { authenticatedErrors, errorReference } from "./error-schema.js";
 import { decodeCursor, encodeCursor } from "./list-cursor.js";
 import { refuseOutsideTenant } from "./refuse-outside-tenant.js";
 import { identityOf } from "./request-identity.js";
+import { dispatcherOf, startServerRun, waitUntilSettled } from "./start-server-run.js";
 import { type WorkItemRunRecord, workItemRunSchema, workItemRunView } from "./work-item-run-view.js";
 
 export interface WorkItemRunRoutesOptions {
   readonly store: RunStore;
+  readonly environment: RuntimeEnvironment;
   readonly violations: TenantScopeViolations;
+  /** Where accepted runs go; without one, starting a work item answers 500 (`no_dispatcher`). */
+  readonly dispatcher?: RunDispatcher;
+  /** `server.repositories`: the git working trees work items may change, by name. */
+  readonly repositories?: Readonly<Record<string, string>>;
+}
+
+interface StartWorkItemBody {
+  readonly repository: string;
+  readonly item: Record<string, unknown>;
+  readonly metadata?: Record<string, unknown>;
+  readonly wait?: boolean;
+}
+
+const startWorkItemBody = {
+  type: "object",
+  additionalProperties: false,
+  required: ["repository", "item"],
+  properties: {
+    repository: {
+      type: "string",
+      minLength: 1,
+      maxLength: 200,
+      description: "The repository's name in the server's `server.repositories` (never a path).",
+    },
+    item: {
+      type: "object",
+      additionalProperties: true,
+      description:
+        "The work item, as a work item file holds it (id, agent_id, description, constraints, test_command...); its agent_id is an agent id of the server's registry.",
+    },
+    metadata: {
+      type: "object",
+      additionalProperties: true,
+      description: "Your own data, kept with the run.",
+    },
+    wait: {
+      type: "boolean",
+      default: false,
+      description: "Answer with the ended work item run instead of 202.",
+    },
+  },
+} as const;
+
+const requestHeaders = {
+  type: "object",
+  properties: {
+    "idempotency-key": {
+      type: "string",
+      minLength: 1,
+      maxLength: 255,
+      description: "Retries with the same key and body return the same run; another body is 422.",
+    },
+    "x-correlation-id": {
+      type: "string",
+      description: "Your id for what the run serves (generated if absent).",
+    },
+  },
+} as const;
+
+/** The item checked against the work item schema, its agent a registry id the tenant may run; 422 naming the field. */
+function checkWorkItem(item: unknown, allowed: readonly string[] | null): LoadedWorkItem {
+  let loaded: LoadedWorkItem;
+  try {
+    loaded = validateWorkItem(item, "body/item", []);
+  } catch (error) {
+    if (!CharterError.isInstance(error)) throw error;
+    const field = typeof error.details.field === "string" ? error.details.field : "";
+    throw new CharterError(
+      "WORK_ITEM_INVALID",
+      `the work item is not valid: ${error.message.replace(/^work item file body\/item: /, "")}`,
+      { details: { ...error.details, file: null, location: `body/item${field === "" ? "" : `/${field}`}` } },
+    );
+  }
+  const agent = loaded.item.agent_id;
+  if (!isAgentIdReference(agent)) {
+    // Only registry agents run on a server: a path would let a caller run any file the server can read.
+    throw new CharterError(
+      "WORK_ITEM_INVALID",
+      `the work item's agent_id '${agent}' is not an agent id: a server runs the agents of its registry only`,
+      { details: { field: "agent_id", location: "body/item/agent_id", reason: "not_an_id" } },
+    );
+  }
+  if (allowed !== null && !allowed.includes(agent)) {
+    throw new CharterError("PERMISSION_DENIED", `the tenant may not run the agent ${agent}`, {
+      details: { reason: "agent_not_allowed", agent, allowedAgents: [...allowed] },
+    });
+  }
+  return loaded;
 }
 
 const workItemRunIdParams = {
@@ -83,6 +180,102 @@ export const workItemRunRoutes: FastifyPluginAsync<WorkItemRunRoutesOptions> = a
       workItemRunNotFound(runId),
     );
   }
+
+  app.post<{ Body: StartWorkItemBody }>(
+    "/v1/work-items/runs",
+    {
+      config: { permission: "runs.start" },
+      schema: {
+        summary: "Start a work item run on one of the server's repositories",
+        description:
+          "202 with the run id once the work item run is accepted (stored and queued), or with `wait: true` 200 with the work item run and its receipt once it has ended.",
+        tags: ["work-items"],
+        headers: requestHeaders,
+        body: startWorkItemBody,
+        response: {
+          200: { $ref: "WorkItemRun#" },
+          202: { type: "object", required: ["runId"], properties: { runId: { type: "string" } } },
+          404: errorReference,
+          422: errorReference,
+          ...authenticatedErrors,
+        },
+      },
+    },
+    async (request, reply) => {
+      const identity = identityOf(request);
+      const { wait = false, ...asked } = request.body;
+      findServerRepository(options.repositories, asked.repository);
+      const tenant = (await store.forTenant(identity.tenantId).getTenantConfiguration())?.configuration as
+        | TenantConfiguration
+        | undefined;
+      const loaded = checkWorkItem(asked.item, tenant?.allowedAgents ?? null);
+      const runId = await startServerRun(
+        request,
+        reply,
+        { store, environment: options.environment, dispatcher: options.dispatcher },
+        asked,
+        (id, correlationId, now) => ({
+          v: runRequestVersion,
+          kind: "work-item",
+          runId: id,
+          requestId: request.id,
+          tenantId: identity.tenantId,
+          userId: identity.userId,
+          role: identity.role,
+          correlationId,
+          conversationId: null,
+          agent: loaded.item.agent_id,
+          repository: asked.repository,
+          item: asked.item,
+          prompt: null,
+          input: null,
+          metadata: asked.metadata ?? {},
+          requestedAt: now,
+        }),
+      );
+      reply.header("location", `/v1/work-items/runs/${runId}`);
+      if (!wait) return reply.status(202).send({ runId });
+      await waitUntilSettled(reply, options.dispatcher, identity.tenantId, runId);
+      return reply.status(200).send(await ownWorkItemRun(request, runId));
+    },
+  );
+
+  app.post<{ Params: { id: string } }>(
+    "/v1/work-items/runs/:id/cancel",
+    {
+      config: { permission: "runs.cancel" },
+      schema: {
+        summary: "Ask a work item run to stop: its working tree is restored and its receipt says interrupted",
+        tags: ["work-items"],
+        params: workItemRunIdParams,
+        response: {
+          202: {
+            type: "object",
+            required: ["runId", "cancelling"],
+            properties: { runId: { type: "string" }, cancelling: { type: "boolean" } },
+          },
+          404: errorReference,
+          409: errorReference,
+          ...authenticatedErrors,
+        },
+      },
+    },
+    async (request, reply) => {
+      const { tenantId } = identityOf(request);
+      const runId = request.params.id;
+      const view = await ownWorkItemRun(request, runId);
+      if (!(await dispatcherOf(options.dispatcher).cancel(tenantId, runId))) {
+        throw new CharterError(
+          "RUN_STATE_CONFLICT",
+          `work item run ${runId} is ${view.status}: nothing to cancel`,
+          {
+            details: { runId, status: view.status },
+          },
+        );
+      }
+      return reply.status(202).send({ runId, cancelling: true });
+    },
+  );
 
   app.get<{ Querystring: { status?: string; limit: number; cursor?: string } }>(
     "/v1/work-items/runs",

@@ -1,20 +1,106 @@
+import { resolve } from "node:path";
 import type { FastifyPluginAsync, FastifyRequest } from "fastify";
 import { CharterError } from "../../foundation/charter-error.js";
 import type { RuntimeEnvironment } from "../../foundation/environment.js";
 import type { RunStatus } from "../../store/run-record.js";
 import { runStatuses } from "../../store/run-record.js";
 import type { RunStore } from "../../store/run-store.js";
+import { loadWorkflowFile } from "../../workflow/load-workflow-file.js";
+import { validateWorkflowInput } from "../../workflow/validate-workflow-input.js";
+import type { WorkflowStep } from "../../workflow/workflow-definition.js";
+import { findServerWorkflow } from "../execution/find-server-workflow.js";
+import type { RunDispatcher } from "../execution/run-dispatcher.js";
+import { runRequestVersion } from "../execution/run-request.js";
 import type { TenantScopeViolations } from "../identity/tenant-scope-violations.js";
+import type { TenantConfiguration } from "../tenants/tenant-configuration.js";
 import { authenticatedErrors, errorReference } from "./error-schema.js";
 import { decodeCursor, encodeCursor } from "./list-cursor.js";
 import { refuseOutsideTenant } from "./refuse-outside-tenant.js";
 import { identityOf } from "./request-identity.js";
+import { dispatcherOf, startServerRun, waitUntilSettled } from "./start-server-run.js";
 import { workflowRunSchema, workflowRunView } from "./workflow-run-view.js";
 
 export interface WorkflowRunRoutesOptions {
   readonly store: RunStore;
   readonly environment: RuntimeEnvironment;
   readonly violations: TenantScopeViolations;
+  /** Where accepted runs go; without one, starting a workflow answers 500 (`no_dispatcher`). */
+  readonly dispatcher?: RunDispatcher;
+  /** `server.workflows`: the folder of the workflows callers may start by name (relative to the process's directory). */
+  readonly workflowsDirectory?: string;
+}
+
+interface StartWorkflowBody {
+  readonly workflow: string;
+  readonly input?: unknown;
+  readonly metadata?: Record<string, unknown>;
+  readonly wait?: boolean;
+}
+
+const startWorkflowBody = {
+  type: "object",
+  additionalProperties: false,
+  required: ["workflow"],
+  properties: {
+    workflow: {
+      type: "string",
+      pattern: "^[a-z0-9]+(?:-[a-z0-9]+)*$",
+      maxLength: 200,
+      description: "The workflow's name: `<name>.workflow.yaml` in the server's workflows folder.",
+    },
+    input: { description: "The workflow's input, checked against its `input` schema (default `{}`)." },
+    metadata: {
+      type: "object",
+      additionalProperties: true,
+      description: "Your own data, kept with the run.",
+    },
+    wait: {
+      type: "boolean",
+      default: false,
+      description: "Answer with the finished workflow run instead of 202.",
+    },
+  },
+} as const;
+
+const requestHeaders = {
+  type: "object",
+  properties: {
+    "idempotency-key": {
+      type: "string",
+      minLength: 1,
+      maxLength: 255,
+      description: "Retries with the same key and body return the same run; another body is 422.",
+    },
+    "x-correlation-id": {
+      type: "string",
+      description: "Your id for what the run serves (generated if absent).",
+    },
+  },
+} as const;
+
+/**
+ * Every agent a workflow's steps (and compensations) run must be one the tenant may run: a tenant limited to some
+ * agents may start only workflows whose every agent step names one of them (by registry id).
+ */
+function checkWorkflowAgentsAllowed(steps: readonly WorkflowStep[], allowed: readonly string[] | null): void {
+  if (allowed === null) return;
+  for (const step of steps) {
+    for (const action of [step.action, step.compensate]) {
+      if (action?.kind !== "agent" || allowed.includes(action.agent)) continue;
+      throw new CharterError(
+        "PERMISSION_DENIED",
+        `the tenant may not run the agent ${action.agent} of the workflow's step ${step.id}`,
+        {
+          details: {
+            reason: "agent_not_allowed",
+            agent: action.agent,
+            step: step.id,
+            allowedAgents: [...allowed],
+          },
+        },
+      );
+    }
+  }
 }
 
 export const workflowRunIdParams = {
@@ -60,6 +146,108 @@ export const workflowRunRoutes: FastifyPluginAsync<WorkflowRunRoutesOptions> = a
       workflowRunNotFound(runId),
     );
   }
+
+  app.post<{ Body: StartWorkflowBody }>(
+    "/v1/workflows/runs",
+    {
+      config: { permission: "runs.start" },
+      schema: {
+        summary: "Start a workflow run",
+        description:
+          "202 with the run id once the workflow run is accepted (stored and queued), or with `wait: true` 200 with the workflow run once it has ended.",
+        tags: ["workflows"],
+        headers: requestHeaders,
+        body: startWorkflowBody,
+        response: {
+          200: { $ref: "WorkflowRun#" },
+          202: { type: "object", required: ["runId"], properties: { runId: { type: "string" } } },
+          404: errorReference,
+          422: errorReference,
+          ...authenticatedErrors,
+        },
+      },
+    },
+    async (request, reply) => {
+      const identity = identityOf(request);
+      const { wait = false, ...asked } = request.body;
+      const directory =
+        options.workflowsDirectory === undefined ? undefined : resolve(options.workflowsDirectory);
+      const loaded = await loadWorkflowFile(await findServerWorkflow(directory, asked.workflow));
+      validateWorkflowInput(loaded.definition, asked.input ?? {}, `workflow ${asked.workflow}`);
+      const tenant = (await store.forTenant(identity.tenantId).getTenantConfiguration())?.configuration as
+        | TenantConfiguration
+        | undefined;
+      checkWorkflowAgentsAllowed(loaded.definition.steps, tenant?.allowedAgents ?? null);
+      const runId = await startServerRun(
+        request,
+        reply,
+        { store, environment, dispatcher: options.dispatcher },
+        asked,
+        (id, correlationId, now) => ({
+          v: runRequestVersion,
+          kind: "workflow",
+          runId: id,
+          requestId: request.id,
+          tenantId: identity.tenantId,
+          userId: identity.userId,
+          role: identity.role,
+          correlationId,
+          conversationId: null,
+          agent: asked.workflow,
+          workflow: asked.workflow,
+          prompt: null,
+          input: asked.input ?? {},
+          metadata: asked.metadata ?? {},
+          requestedAt: now,
+        }),
+      );
+      reply.header("location", `/v1/workflows/runs/${runId}`);
+      if (!wait) return reply.status(202).send({ runId });
+      await waitUntilSettled(reply, options.dispatcher, identity.tenantId, runId);
+      const { run, accepted } = await ownWorkflowRun(request, runId);
+      return reply
+        .status(200)
+        .send(await workflowRunView(store.forTenant(identity.tenantId), run, accepted, environment.now()));
+    },
+  );
+
+  app.post<{ Params: { id: string } }>(
+    "/v1/workflows/runs/:id/cancel",
+    {
+      config: { permission: "runs.cancel" },
+      schema: {
+        summary: "Ask a workflow run to stop at its next checkpoint (its running steps' runs stop too)",
+        tags: ["workflows"],
+        params: workflowRunIdParams,
+        response: {
+          202: {
+            type: "object",
+            required: ["runId", "cancelling"],
+            properties: { runId: { type: "string" }, cancelling: { type: "boolean" } },
+          },
+          404: errorReference,
+          409: errorReference,
+          ...authenticatedErrors,
+        },
+      },
+    },
+    async (request, reply) => {
+      const { tenantId } = identityOf(request);
+      const runId = request.params.id;
+      const { run } = await ownWorkflowRun(request, runId);
+      if (!(await dispatcherOf(options.dispatcher).cancel(tenantId, runId))) {
+        const status = run?.status ?? "queued";
+        throw new CharterError(
+          "RUN_STATE_CONFLICT",
+          `workflow run ${runId} is ${status}: nothing to cancel`,
+          {
+            details: { runId, status },
+          },
+        );
+      }
+      return reply.status(202).send({ runId, cancelling: true });
+    },
+  );
 
   app.get<{ Querystring: { status?: RunStatus; limit: number; cursor?: string } }>(
     "/v1/workflows/runs",

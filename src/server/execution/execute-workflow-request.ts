@@ -1,0 +1,174 @@
+import { CharterError } from "../../foundation/charter-error.js";
+import type { ErrorCode } from "../../foundation/error-codes.js";
+import { settledRunEventTypes } from "../../store/run-event-records.js";
+import type { RunStore } from "../../store/run-store.js";
+import { resumeWorkflow } from "../../workflow/resume-workflow.js";
+import { runWorkflow } from "../../workflow/run-workflow.js";
+import type { WorkflowResult } from "../../workflow/workflow-result.js";
+import { failureClassOf } from "../failure-class.js";
+import type { RunExecutionOptions, RunExecutionOutcome } from "./execute-run-request.js";
+import { findServerWorkflow } from "./find-server-workflow.js";
+import { cancelledRunData, failedRunData, recordRunEvent } from "./record-run-event.js";
+import type { RunExecutionContext } from "./run-execution-context.js";
+import type { RunRequest } from "./run-request.js";
+
+const classOf = (code: string) => failureClassOf(code as ErrorCode);
+
+function storeUrlOf(context: RunExecutionContext): string {
+  if (context.storeUrl === undefined) {
+    throw new CharterError("INTERNAL_ERROR", "this worker was given no run store URL for workflow runs", {
+      details: { reason: "no_store_url" },
+    });
+  }
+  return context.storeUrl;
+}
+
+/**
+ * Executes a workflow run the server accepted: the workflow named in the request, from the server's workflows
+ * folder, run as `charter workflow run` runs it (its own run of kind `workflow` under the request's run id, every
+ * step a run of its own), for the request's tenant and correlation id. Lifecycle: ROUTED (the workflow), EXECUTING,
+ * then COMPLETED when every step completed, else FAILED with the workflow's status and first error. Never throws
+ * for the workflow's failure.
+ */
+export async function executeWorkflowRequest(
+  request: RunRequest,
+  context: RunExecutionContext,
+  options: RunExecutionOptions = {},
+): Promise<RunExecutionOutcome> {
+  const store = context.store.forTenant(request.tenantId);
+  const stopped = await stoppedBeforeStart(store, request, context);
+  if (stopped !== null) return stopped;
+  // Stored already: another execution started it; it is that execution's (a takeover continues it).
+  if ((await store.getRun(request.runId)) !== null) return { status: "suspended", result: null };
+  const name = request.workflow ?? "";
+  let result: WorkflowResult;
+  try {
+    const workflowPath = await findServerWorkflow(context.workflowsDirectory, name);
+    await recordRunEvent(store, request, context, "ROUTED", { workflow: name, kind: "workflow" });
+    await recordRunEvent(store, request, context, "EXECUTING", {});
+    options.onExecuting?.();
+    result = await runWorkflow({
+      workflowPath,
+      input: request.input ?? {},
+      runId: request.runId,
+      cwd: context.cwd,
+      store: storeUrlOf(context),
+      tenantId: request.tenantId,
+      correlationId: request.correlationId,
+      agentCatalog: context.agentCatalog,
+      environment: context.environment,
+      ...sharedOptions(context),
+      ...(options.signal !== undefined ? { signal: options.signal } : {}),
+    });
+  } catch (error) {
+    await recordRunEvent(store, request, context, "FAILED", failedRunData(error, classOf));
+    return { status: "failed", result: null };
+  }
+  return finishWorkflow(store, request, context, result);
+}
+
+/**
+ * Continues a workflow run whose process is gone (or drained) from its latest checkpoint, as `charter workflow
+ * resume` does: completed steps are never run again, a running step's run continues where it stopped.
+ */
+export async function continueWorkflowRequest(
+  request: RunRequest,
+  context: RunExecutionContext,
+  options: RunExecutionOptions = {},
+): Promise<RunExecutionOutcome> {
+  const store = context.store.forTenant(request.tenantId);
+  let result: WorkflowResult;
+  try {
+    await recordRunEvent(store, request, context, "EXECUTING", { resumed: true, taken_over: true });
+    options.onExecuting?.();
+    result = await resumeWorkflow({
+      workflowRunId: request.runId,
+      cwd: context.cwd,
+      store: storeUrlOf(context),
+      tenantId: request.tenantId,
+      environment: context.environment,
+      ...sharedOptions(context),
+      ...(options.signal !== undefined ? { signal: options.signal } : {}),
+    });
+  } catch (error) {
+    // Another worker resumed it first: the run is that worker's.
+    if (CharterError.isInstance(error) && error.details.reason === "concurrent_resume") {
+      return { status: "suspended", result: null };
+    }
+    await recordRunEvent(store, request, context, "FAILED", failedRunData(error, classOf));
+    return { status: "failed", result: null };
+  }
+  return finishWorkflow(store, request, context, result);
+}
+
+function sharedOptions(context: RunExecutionContext) {
+  return {
+    ...(context.configPath !== undefined ? { configPath: context.configPath } : {}),
+    ...(context.homeDirectory !== undefined ? { homeDirectory: context.homeDirectory } : {}),
+    ...(context.etcDirectory !== undefined ? { etcDirectory: context.etcDirectory } : {}),
+    ...(context.binaryDirectory !== undefined ? { binaryDirectory: context.binaryDirectory } : {}),
+    ...(context.processEnvironment !== undefined ? { processEnvironment: context.processEnvironment } : {}),
+    ...(context.runsDirectory !== undefined ? { runsDirectory: context.runsDirectory } : {}),
+  };
+}
+
+/**
+ * A run whose lifecycle is over already (cancelled while queued, by another process) is not started; a run
+ * cancelled while queued ends without running. Shared by workflow and work item runs.
+ */
+export async function stoppedBeforeStart(
+  store: RunStore,
+  request: RunRequest,
+  context: RunExecutionContext,
+): Promise<RunExecutionOutcome | null> {
+  const record = await store.getRunRequest(request.runId);
+  if (record !== null && settledRunEventTypes.includes(record.state)) {
+    return { status: record.state === "COMPLETED" ? "completed" : "failed", result: null };
+  }
+  if (record?.cancelRequestedAt != null) {
+    await recordRunEvent(store, request, context, "FAILED", cancelledRunData);
+    return { status: "failed", result: null };
+  }
+  return null;
+}
+
+async function finishWorkflow(
+  store: RunStore,
+  request: RunRequest,
+  context: RunExecutionContext,
+  result: WorkflowResult,
+): Promise<RunExecutionOutcome> {
+  const cancelled = (await store.getRunRequest(request.runId))?.cancelRequestedAt != null;
+  // Stopped at a checkpoint without being cancelled (the process drains): another worker continues it.
+  if (result.status === "interrupted" && !cancelled) return { status: "suspended", result: null };
+  const summary = {
+    workflow_status: result.status,
+    outcome: result.status === "completed" ? "COMPLETED" : result.status.toUpperCase(),
+    steps: result.steps.map((step) => ({ id: step.id, status: step.status, run_id: step.runId })),
+    token_usage: {
+      prompt_tokens: result.accounting.tokens.input,
+      completion_tokens: result.accounting.tokens.output,
+      total_tokens: result.accounting.tokens.input + result.accounting.tokens.output,
+    },
+    latency_ms: context.environment.now() - request.requestedAt,
+  };
+  if (result.status === "completed") {
+    await recordRunEvent(store, request, context, "COMPLETED", { ...summary, error: null });
+    return { status: "completed", result: null };
+  }
+  const first = result.errors[0];
+  const error =
+    result.status === "interrupted"
+      ? cancelledRunData.error
+      : {
+          code: first?.code ?? "WORKFLOW_FAILED",
+          class: first === undefined ? null : classOf(first.code),
+          message: first?.message ?? `the workflow ended ${result.status}`,
+        };
+  await recordRunEvent(store, request, context, "FAILED", {
+    ...summary,
+    error,
+    ...(cancelled && result.status === "interrupted" ? { cancelled: true } : {}),
+  });
+  return { status: "failed", result: null };
+}

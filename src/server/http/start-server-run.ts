@@ -1,0 +1,97 @@
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { CharterError } from "../../foundation/charter-error.js";
+import { contentHash } from "../../foundation/content-hash.js";
+import type { RuntimeEnvironment } from "../../foundation/environment.js";
+import { checkCorrelationId } from "../../runner/check-correlation-id.js";
+import type { RunStore } from "../../store/run-store.js";
+import type { RunDispatcher } from "../execution/run-dispatcher.js";
+import type { RunRequest } from "../execution/run-request.js";
+import { identityOf } from "./request-identity.js";
+
+export interface StartServerRunOptions {
+  readonly store: RunStore;
+  readonly environment: RuntimeEnvironment;
+  readonly dispatcher: RunDispatcher | undefined;
+}
+
+/** The dispatcher, or the 500 a server that executes no runs answers. */
+export function dispatcherOf(dispatcher: RunDispatcher | undefined): RunDispatcher {
+  if (dispatcher === undefined) {
+    throw new CharterError("INTERNAL_ERROR", "this server executes no runs", {
+      details: { reason: "no_dispatcher" },
+    });
+  }
+  return dispatcher;
+}
+
+/**
+ * Accepts a run as `POST /v1/runs` does, for the workflow and work item routes: the correlation id (the caller's,
+ * checked, or a new one), the Idempotency-Key claimed for the tenant with the hash of what is asked (`asked`, the
+ * body without `wait`, and the user), the request built for the run id and dispatched. Returns the run id (an
+ * earlier run's for a retry); a key reused with another body is 422 IDEMPOTENCY_KEY_REUSED.
+ */
+export async function startServerRun(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  options: StartServerRunOptions,
+  asked: unknown,
+  build: (runId: string, correlationId: string, now: number) => RunRequest,
+): Promise<string> {
+  const identity = identityOf(request);
+  const tenantStore = options.store.forTenant(identity.tenantId);
+  const dispatcher = dispatcherOf(options.dispatcher);
+  const sent = request.headers["x-correlation-id"];
+  const correlationId = typeof sent === "string" ? sent : options.environment.newId("corr");
+  checkCorrelationId(correlationId);
+  reply.header("x-correlation-id", correlationId);
+  const idempotencyKey = request.headers["idempotency-key"];
+  const now = options.environment.now();
+  const runId = options.environment.newId("run");
+  let claimedKey: string | null = null;
+  if (typeof idempotencyKey === "string") {
+    const requestHash = contentHash({
+      asked,
+      route: request.routeOptions.url ?? null,
+      userId: identity.userId,
+    });
+    const claim = await tenantStore.claimIdempotencyKey({
+      idempotencyKey,
+      requestHash,
+      runId,
+      createdAt: now,
+    });
+    if (claim.claimed) claimedKey = idempotencyKey;
+    else if (claim.existing.requestHash !== requestHash) {
+      throw new CharterError(
+        "IDEMPOTENCY_KEY_REUSED",
+        "this Idempotency-Key was used for another request: use a new key for a new request",
+        { details: { idempotencyKey, runId: claim.existing.runId } },
+      );
+    } else return claim.existing.runId;
+  }
+  try {
+    await dispatcher.dispatch(build(runId, correlationId, now));
+  } catch (error) {
+    // Not accepted: a retry with the same key must be free to try again.
+    if (claimedKey !== null) await tenantStore.releaseIdempotencyKey(claimedKey, runId);
+    throw error;
+  }
+  return runId;
+}
+
+/** Resolves when the run has settled, or the caller went away (then the run goes on, unwatched). */
+export async function waitUntilSettled(
+  reply: FastifyReply,
+  dispatcher: RunDispatcher | undefined,
+  tenantId: string,
+  runId: string,
+): Promise<void> {
+  const gone = new AbortController();
+  const onClose = () => gone.abort();
+  reply.raw.once("close", onClose);
+  try {
+    await dispatcherOf(dispatcher).whenSettled(tenantId, runId, gone.signal);
+  } finally {
+    reply.raw.off("close", onClose);
+  }
+}

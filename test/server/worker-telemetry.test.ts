@@ -1,0 +1,178 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { afterEach, describe, expect, it } from "vitest";
+import { runTraceIds } from "../../src/server/telemetry/run-trace-ids.js";
+import {
+  createPgBossRunDispatcher,
+  type PgBossRunDispatcher,
+} from "../../src/server/workers/pg-boss-run-dispatcher.js";
+import { charterBinary } from "../cli/cli-harness.js";
+import {
+  eventually,
+  executionContext,
+  gate,
+  postgresTestStore,
+  postgresTestUrl,
+  reportStep,
+  runRequest,
+  type ServerWorkspace,
+  serverWorkspace,
+  type TestStore,
+  toolAnswers,
+} from "./execution-harness.js";
+import { hasPath, spansOf } from "./otlp-json.js";
+import { type OtlpReceiver, startOtlpReceiver } from "./otlp-receiver.js";
+
+let workspace: ServerWorkspace | null = null;
+let testStore: TestStore | null = null;
+let dispatcher: PgBossRunDispatcher | null = null;
+let collector: OtlpReceiver | null = null;
+const workers: WorkerProcess[] = [];
+
+afterEach(async () => {
+  for (const worker of workers.splice(0)) {
+    worker.child.kill("SIGKILL");
+    await worker.exited;
+  }
+  await dispatcher?.close();
+  dispatcher = null;
+  await testStore?.dispose();
+  testStore = null;
+  await workspace?.close();
+  workspace = null;
+  await collector?.close();
+  collector = null;
+});
+
+interface WorkerProcess {
+  readonly child: ChildProcess;
+  readonly exited: Promise<number | null>;
+  output(): string;
+}
+
+/** `charter worker` as a real child process exporting its telemetry (OTLP/JSON) to the test's receiver. */
+function startWorkerProcess(serviceName: string): WorkerProcess {
+  const child = spawn(
+    process.execPath,
+    [charterBinary, "worker", "--store", testStore!.url, "--lease", "3s", "--poll", "100ms"],
+    {
+      cwd: workspace!.directory,
+      env: {
+        ...process.env,
+        HOME: workspace!.directory,
+        CHARTER_DATABASE_URL: "",
+        OTEL_EXPORTER_OTLP_ENDPOINT: collector!.endpoint,
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: undefined,
+        OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: undefined,
+        OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+        OTEL_SERVICE_NAME: serviceName,
+        OTEL_SDK_DISABLED: undefined,
+        // Nothing is sent on a timer: what arrives, the worker's SIGTERM drain sent.
+        OTEL_BSP_SCHEDULE_DELAY: "600000",
+        OTEL_METRIC_EXPORT_INTERVAL: "600000",
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  let output = "";
+  child.stdout?.on("data", (chunk: Buffer) => {
+    output += chunk.toString("utf8");
+  });
+  child.stderr?.on("data", (chunk: Buffer) => {
+    output += chunk.toString("utf8");
+  });
+  const worker = {
+    child,
+    exited: new Promise<number | null>((resolveExit) => child.on("exit", (code) => resolveExit(code))),
+    output: () => output,
+  };
+  workers.push(worker);
+  return worker;
+}
+
+const callerTraceId = "0af7651916cd43dd8448eb211c80319c";
+const callerSpanId = "b7ad6b7169203331";
+
+describe.skipIf(postgresTestUrl === "")("charter worker's telemetry on PostgreSQL (pg-boss)", () => {
+  it("a run drained by one worker and continued by another is one trace: the caller's, two invoke_agent spans from the two workers, the second linked to the first", async () => {
+    const writeHeld = gate();
+    const releaseWrite = gate();
+    workspace = await serverWorkspace({
+      respond: (request) =>
+        toolAnswers(request) === 0
+          ? { kind: "tool_calls", calls: [{ id: "w1", name: "rest__record", arguments: { key: "one" } }] }
+          : reportStep("recorded one"),
+      tool: async (request) => {
+        writeHeld.open();
+        await releaseWrite.opened;
+        return { body: { recorded: request.path } };
+      },
+    });
+    testStore = await postgresTestStore();
+    collector = await startOtlpReceiver();
+    dispatcher = await createPgBossRunDispatcher({
+      context: executionContext(workspace, testStore.store),
+      url: testStore.url,
+      pollMilliseconds: 100,
+    });
+    const first = startWorkerProcess("charter-worker-one");
+    // The caller's trace context travels with the request, through the queue, to whichever worker runs it.
+    const request = runRequest({
+      prompt: "Record one.",
+      traceContext: { traceparent: `00-${callerTraceId}-${callerSpanId}-01` },
+    });
+    await dispatcher.dispatch(request);
+    await writeHeld.opened;
+    first.child.kill("SIGTERM");
+    await eventually("the worker to start draining", () => first.output().includes("draining"));
+    releaseWrite.open();
+    expect(await first.exited).toBe(0);
+    // The drained worker flushed its spans before it exited.
+    const fromFirst = spansOf(await collector.waitFor("the first worker's spans", hasPath("/v1/traces")));
+    const second = startWorkerProcess("charter-worker-two");
+    await dispatcher.whenSettled("acme", request.runId, new AbortController().signal);
+    expect((await testStore.store.forTenant("acme").getRunRequest(request.runId))?.state).toBe("COMPLETED");
+    second.child.kill("SIGTERM");
+    expect(await second.exited).toBe(0);
+    const spans = spansOf(
+      await collector.waitFor("the second worker's spans", (exports) =>
+        spansOf(exports).some((span) => span.resource["service.name"] === "charter-worker-two"),
+      ),
+    );
+    const executions = spans.filter((span) => span.attributes["gen_ai.operation.name"] === "invoke_agent");
+    expect(executions.map((span) => span.resource["service.name"])).toEqual([
+      "charter-worker-one",
+      "charter-worker-two",
+    ]);
+    const [drained, continued] = executions as [(typeof executions)[0], (typeof executions)[0]];
+    expect(fromFirst).toContainEqual(drained);
+    for (const execution of executions) {
+      expect(execution.traceId).toBe(callerTraceId);
+      expect(execution.parentSpanId).toBe(callerSpanId);
+      expect(execution.attributes["charter.run.id"]).toBe(request.runId);
+    }
+    expect(drained.spanId).toBe(runTraceIds(request.runId).firstSpanId);
+    expect(drained.attributes).toMatchObject({
+      "charter.execution.kind": "start",
+      "charter.execution.status": "suspended",
+      "charter.outcome": "INTERRUPTED",
+    });
+    expect(drained.attributes["charter.run.final_state"]).toBeUndefined();
+    expect(continued.attributes).toMatchObject({
+      "charter.execution.kind": "takeover",
+      "charter.resumed": true,
+      "charter.execution.status": "completed",
+      "charter.run.final_state": "success",
+    });
+    expect(continued.links).toEqual([
+      expect.objectContaining({ traceId: callerTraceId, spanId: drained.spanId }),
+    ]);
+    // The write ran once, under the first worker's span; the second only asked the model for the report.
+    const writes = spans.filter((span) => span.attributes["gen_ai.tool.name"] === "rest__record");
+    expect(writes.map((span) => [span.parentSpanId, span.attributes["charter.tool.status"]])).toEqual([
+      [drained.spanId, "ok"],
+    ]);
+    expect(spans.filter((span) => span.parentSpanId === continued.spanId).map((span) => span.name)).toEqual([
+      expect.stringMatching(/^chat /),
+    ]);
+  }, 90_000);
+});

@@ -29,6 +29,16 @@ const shortTextLimit = 32;
 const rememberedTextLimit = 1024;
 
 /**
+ * Tool definitions (names, descriptions, schemas) are the same in every run of an agent, and a server builds a new
+ * list for each run: their counts are remembered by the process, for the default tokenizer (a counter given its own
+ * `countPiece` keeps none), one map per way of counting long runs, emptied when full.
+ */
+const toolTextCounts = { bounded: new Map<string, number>(), whole: new Map<string, number>() };
+const rememberedToolTexts = 2048;
+/** Longer tool texts are counted every time rather than kept (the map holds its keys). */
+const rememberedToolTextCharacters = 8192;
+
+/**
  * A run of one character class (letters, punctuation and symbols, or whitespace) at least this long is one
  * pre-token for the o200k_base encoding, and byte-pair merging costs more than linear time in a pre-token's
  * length: 100 KB of letters without a space took 13 s, 1 MB never finished. Such runs are estimated instead.
@@ -56,6 +66,11 @@ export interface TokenEstimatorOptions {
   readonly boundLongRuns?: boolean;
   /** The tokenizer call; defaults to gpt-tokenizer's o200k_base `countTokens`. */
   readonly countPiece?: CountPieceTokens;
+  /**
+   * Where the counts of tool descriptions and schemas are remembered, shared by the estimators given the same map
+   * (they must count alike); default the process's own for the default tokenizer, none of its own otherwise.
+   */
+  readonly toolTextCounts?: Map<string, number>;
 }
 
 export interface TokenEstimator {
@@ -82,6 +97,20 @@ export function createTokenEstimator(options: TokenEstimatorOptions = {}): Token
   // Short texts recur turn after turn (tool names, short answers and arguments): their counts are remembered,
   // the map emptied when full.
   const shortTextCounts = new Map<string, number>();
+  const toolTexts =
+    options.toolTextCounts ??
+    (options.countPiece === undefined ? toolTextCounts[boundLongRuns ? "bounded" : "whole"] : null);
+
+  function countToolText(text: string): number {
+    if (toolTexts === null || text.length > rememberedToolTextCharacters) return countText(text);
+    let count = toolTexts.get(text);
+    if (count === undefined) {
+      count = countText(text);
+      if (toolTexts.size >= rememberedToolTexts) toolTexts.clear();
+      toolTexts.set(text, count);
+    }
+    return count;
+  }
 
   function countLongText(text: string): number {
     if (!boundLongRuns) return countPiece(text);
@@ -167,8 +196,8 @@ export function createTokenEstimator(options: TokenEstimatorOptions = {}): Token
         count +=
           toolOverheadTokens +
           countText(tool.name) +
-          countText(tool.description) +
-          countText(JSON.stringify(tool.inputSchema));
+          countToolText(tool.description) +
+          countToolText(JSON.stringify(tool.inputSchema));
       }
       toolCounts.set(tools, count);
       return count;

@@ -97,6 +97,28 @@ describe("createTokenEstimator", () => {
     expect(estimator.countTools(tools)).toBe(expected);
     expect(estimator.countTools([])).toBe(0);
   });
+
+  it("remembers tool descriptions and schemas across estimators (a server's runs build a new list each)", () => {
+    const counted: string[] = [];
+    const countPiece = (piece: string) => {
+      counted.push(piece);
+      return countTokens(piece, { disallowedSpecial: new Set() });
+    };
+    const shared = new Map<string, number>();
+    const description = "Reads one item of the catalogue by its key and answers its fields as JSON";
+    const schema = { type: "object", properties: { key: { type: "string", description: "the item's key" } } };
+    const toolList = () => [{ name: "rest__read", description, inputSchema: structuredClone(schema) }];
+    const first = createTokenEstimator({ countPiece, toolTextCounts: shared }).countTools(toolList());
+    expect(counted).toEqual(["rest__read", description, JSON.stringify(schema)]);
+    counted.length = 0;
+    const second = createTokenEstimator({ countPiece, toolTextCounts: shared }).countTools(toolList());
+    expect(second).toBe(first);
+    // The long texts are not tokenised again; the name is short (remembered per estimator only).
+    expect(counted).toEqual(["rest__read"]);
+    counted.length = 0;
+    createTokenEstimator({ countPiece }).countTools(toolList());
+    expect(counted).toEqual(["rest__read", description, JSON.stringify(schema)]);
+  });
 });
 
 describe("createTokenEstimator on text without spaces (bounded work)", () => {

@@ -50,6 +50,8 @@ function observed(dispatcher: InProcessRunDispatcher): ObservedDispatcher {
 export interface RunningServer extends TestServer {
   readonly model: ScriptedOpenAIServer;
   readonly dispatcher: ObservedDispatcher;
+  /** What the dispatcher executes runs with: another dispatcher over it continues the same store's runs. */
+  readonly context: RunExecutionContext;
   readonly directory: string;
   /** The MCP test server's `record` tool appends here: what a side-effecting tool did. */
   readonly recordFile: string;
@@ -97,45 +99,44 @@ export async function startRunningServer(
   );
   const configuration = (await loadConfiguration({ cwd: directory, homeDirectory: directory })).configuration;
   let dispatcher: ObservedDispatcher | null = null;
+  let executionContext: RunExecutionContext | null = null;
   const server = await startTestServer(backend, {
     ...options,
     dispatcher: ({ store, url }) => {
-      dispatcher = observed(
-        createInProcessRunDispatcher({
-          context: {
-            store,
-            storeUrl: url,
-            ...execution,
-            agentCatalog: createAgentCatalog(),
-            environment: systemEnvironment,
-            cwd: directory,
-            homeDirectory: directory,
-            etcDirectory: join(directory, "etc"),
-            runsDirectory: join(directory, "runs"),
-            tenantConfiguration: createTenantConfigurationResolver({
-              store,
-              configuration,
-              processEnvironment: {},
-            }),
-            providerKeySources: createProviderKeySourceResolver({
-              store,
-              configuration,
-              processEnvironment: {},
-            }),
-          },
-          workers: 2,
+      executionContext = {
+        store,
+        storeUrl: url,
+        ...execution,
+        agentCatalog: createAgentCatalog(),
+        environment: systemEnvironment,
+        cwd: directory,
+        homeDirectory: directory,
+        etcDirectory: join(directory, "etc"),
+        runsDirectory: join(directory, "runs"),
+        tenantConfiguration: createTenantConfigurationResolver({
+          store,
+          configuration,
+          processEnvironment: {},
         }),
-      );
+        providerKeySources: createProviderKeySourceResolver({
+          store,
+          configuration,
+          processEnvironment: {},
+        }),
+      };
+      dispatcher = observed(createInProcessRunDispatcher({ context: executionContext, workers: 2 }));
       return dispatcher;
     },
   });
   if (dispatcher === null) throw new Error("no dispatcher");
   const made: ObservedDispatcher = dispatcher;
+  const context: RunExecutionContext = executionContext as unknown as RunExecutionContext;
   await made.start();
   return {
     ...server,
     model,
     dispatcher: made,
+    context,
     directory,
     recordFile,
     async close() {

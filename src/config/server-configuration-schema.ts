@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { durationSchema } from "./mcp-server-configuration-schema.js";
 
 /**
  * `server.auth.jwt`: tokens of an identity provider, verified against its key set (`jwksUrl`) or one public key
@@ -66,6 +67,13 @@ const listenBacklogSchema = z.number().int().min(1).max(2_147_483_647);
 const workflowsFolderSchema = z.string().min(1);
 const repositoriesSchema = z.record(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/), z.string().min(1));
 
+/**
+ * `server.toolCache`: server runs cache every read-only tool's results per tenant and role for `defaultTtl`
+ * (default 90 s; per tool or MCP server, the configuration's `toolCache` wins); null caches only the tools that
+ * `toolCache` names.
+ */
+const serverToolCacheSchema = z.object({ defaultTtl: durationSchema.nullable().optional() }).strict();
+
 const jwtSchema = z
   .object(jwtShape)
   .strict()
@@ -96,6 +104,7 @@ export const serverLayerSchema = z
     listenBacklog: listenBacklogSchema.optional(),
     workflows: workflowsFolderSchema.optional(),
     repositories: repositoriesSchema.optional(),
+    toolCache: serverToolCacheSchema.optional(),
   })
   .strict();
 
@@ -108,6 +117,7 @@ export const serverSchema = z
     listenBacklog: listenBacklogSchema.optional(),
     workflows: workflowsFolderSchema.optional(),
     repositories: repositoriesSchema.optional(),
+    toolCache: serverToolCacheSchema.optional(),
   })
   .strict();
 

@@ -31,6 +31,7 @@ export interface ResumeStoredRunOptions
     | "runStore"
     | "onRouted"
     | "toolCallAdmission"
+    | "toolCache"
   > {
   readonly runId: string;
   /** `--approve <call-id>`: pending destructive calls to run (each call the run waits on, in its turn, once). */
@@ -227,6 +228,7 @@ export async function resumeStoredRun(options: ResumeStoredRunOptions): Promise<
         ? { configurationOverlay: options.configurationOverlay }
         : {}),
       ...(options.toolCallAdmission !== undefined ? { toolCallAdmission: options.toolCallAdmission } : {}),
+      ...(options.toolCache !== undefined ? { toolCache: options.toolCache } : {}),
       // The run goes on under the tool permissions it started with, whoever resumes it.
       ...(prepared.invocation.tool_permissions !== undefined
         ? {

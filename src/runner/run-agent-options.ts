@@ -57,6 +57,13 @@ export interface RunAgentOptions {
    */
   readonly toolCallAdmission?: ToolCallAdmission;
   /**
+   * The read-only tool cache of a server run: results are cached within `scope` of the run's tenant (the caller's
+   * role), every read-only tool for `defaultTtl` milliseconds unless `toolCache` names its own TTL (null: only the
+   * tools `toolCache` names). Without it the cache is on only when the configuration's `toolCache` names tools.
+   * Not recorded with the run: a resume is given it again.
+   */
+  readonly toolCache?: { readonly scope: string | null; readonly defaultTtl: number | null };
+  /**
    * A configuration layer given as data, above every file (a server's per-tenant provider and model overrides).
    * Not recorded with the run (it may hold provider keys): a resume must be given it again to rebuild the contract.
    */

@@ -353,16 +353,17 @@ async function runLoadedAgent(
       ...(topLevel && context.resume !== null ? { recordedContract: context.resume.contractVersion } : {}),
       ...(selection !== null ? { agentSelection: selection } : {}),
       queues: processToolQueues(configuration.queues),
-      ...(Object.keys(configuration.toolCache).length > 0
+      ...(Object.keys(configuration.toolCache).length > 0 || context.options.toolCache !== undefined
         ? {
             toolCache: {
               cache: createStoreToolResultCache(context.store, {
                 configuration,
                 cwd: context.cwd,
                 tenantId: context.options.tenantId ?? null,
+                scope: context.options.toolCache?.scope ?? null,
                 redactor,
               }),
-              ttlFor: toolCacheTtl(configuration),
+              ttlFor: toolCacheTtl(configuration, context.options.toolCache?.defaultTtl ?? null),
             },
           }
         : {}),

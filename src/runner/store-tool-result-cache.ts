@@ -72,6 +72,10 @@ export function createStoreToolResultCache(
         scope,
       });
     },
+    // Every scope's entries of the source go: a write through it changes what any role would read.
+    async invalidate(source) {
+      await store.cachePurgeTenant(tenantId, { server: source.server });
+    },
   };
 }
 
@@ -95,13 +99,19 @@ export function toolCacheKey(parts: {
   });
 }
 
-/** The configured TTL of a call's tool: `toolCache["<server>__<tool>"]`, else `toolCache["<server>"]`, else none. */
-export function toolCacheTtl(configuration: Configuration): (call: ToolCallContext) => number | null {
+/**
+ * The configured TTL of a call's tool: `toolCache["<server>__<tool>"]`, else `toolCache["<server>"]`, else
+ * `defaultTtl` (a server caches every read-only tool), else none.
+ */
+export function toolCacheTtl(
+  configuration: Configuration,
+  defaultTtl: number | null = null,
+): (call: ToolCallContext) => number | null {
   const ttls = configuration.toolCache;
   return (call) => {
     const name = call.invocation.name;
     if (Object.hasOwn(ttls, name)) return ttls[name] ?? null;
     const server = call.tool?.manifest.source.server ?? null;
-    return server !== null && Object.hasOwn(ttls, server) ? (ttls[server] ?? null) : null;
+    return server !== null && Object.hasOwn(ttls, server) ? (ttls[server] ?? null) : defaultTtl;
   };
 }

@@ -80,6 +80,7 @@ export async function loadRunExecutionSetup(options: RunExecutionSetupOptions): 
       const redactor = serverRedactor();
       const toolCallLimits = loaded.configuration.server?.rateLimits?.toolCalls;
       const { workflows, repositories } = loaded.configuration.server ?? {};
+      const toolCacheDefaultTtl = loaded.configuration.server?.toolCache?.defaultTtl;
       return {
         ...layers,
         store,
@@ -89,6 +90,7 @@ export async function loadRunExecutionSetup(options: RunExecutionSetupOptions): 
         storeUrl: url,
         ...(workflows !== undefined ? { workflowsDirectory: resolve(cwd, workflows) } : {}),
         ...(repositories !== undefined ? { repositories } : {}),
+        ...(toolCacheDefaultTtl !== undefined ? { toolCacheDefaultTtl } : {}),
         // Each tenant's configuration (provider keys, models) applies wherever its runs execute.
         tenantConfiguration: createTenantConfigurationResolver({
           store,

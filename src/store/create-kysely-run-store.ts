@@ -3,6 +3,7 @@ import type { CharterError } from "../foundation/charter-error.js";
 import type { RuntimeEnvironment } from "../foundation/environment.js";
 import type { TranscriptHeader } from "../transcript/transcript-entry.js";
 import { createApiKeyAccess } from "./api-key-access.js";
+import { createBudgetUsageAccess } from "./budget-usage-access.js";
 import type { CommitBatch, RunFinish } from "./commit-batch.js";
 import { exportStoredRun } from "./export-stored-run.js";
 import { createIdempotencyKeyAccess } from "./idempotency-key-access.js";
@@ -402,6 +403,7 @@ export function createKyselyRunStore(options: KyselyRunStoreOptions): RunStore {
       ...createIdempotencyKeyAccess(database, guard, tenantId),
       ...createSecurityEventAccess(database, guard, tenantId),
       ...createRateWindowAccess(database, guard, tenantId),
+      ...createBudgetUsageAccess(database, guard, tenantId),
       ...createRunEventRangeAccess(database, guard, tenantId),
       ...createTenantConfigurationAccess(database, guard, tenantId),
 

@@ -152,10 +152,15 @@ export interface RunStore {
   cachePurgeExpired(now?: number): Promise<number>;
   /**
    * Deletes every entry stored for the tenant (`null`: the entries stored for no tenant), expired or not, or with
-   * `scope`, only those of that scope within it; returns how many. Other tenants' entries are untouched. Upkeep
-   * after an incident: it takes the tenant it purges, whatever the store's, and reads nothing.
+   * `scope`, only those of that scope within it, and with `server`, only those of that tool source (an MCP server's
+   * name, `rest` for the REST tools, null for function tools); returns how many. Other tenants' entries are
+   * untouched. Upkeep after an incident, and the invalidation a write through a source makes: it takes the tenant
+   * it purges, whatever the store's, and reads nothing.
    */
-  cachePurgeTenant(tenantId: string | null, options?: { readonly scope?: string | null }): Promise<number>;
+  cachePurgeTenant(
+    tenantId: string | null,
+    options?: { readonly scope?: string | null; readonly server?: string | null },
+  ): Promise<number>;
 
   /**
    * Stores a work item's receipt for the store's tenant (its document as given, with the columns it is found by);
@@ -283,6 +288,21 @@ export interface RunStore {
     readonly windowStart: number;
     readonly expiredBefore: number;
   }): Promise<number>;
+
+  /**
+   * Adds what a model call of the store's tenant consumed to its UTC day's usage (`dayStart`: 00:00 UTC of the day,
+   * in milliseconds), atomically across every process on the store.
+   */
+  addBudgetUsage(usage: {
+    readonly dayStart: number;
+    readonly tokens: number;
+    readonly costUsd: number;
+  }): Promise<void>;
+  /** The store's tenant's usage over the days that start in `[from, to)` (a day or a month): zero when none. */
+  readBudgetUsage(period: { readonly from: number; readonly to: number }): Promise<{
+    readonly tokens: number;
+    readonly costUsd: number;
+  }>;
 
   /** Stores (replaces) the store's tenant's configuration document. */
   putTenantConfiguration(configuration: unknown, updatedAt: number): Promise<void>;

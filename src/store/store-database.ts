@@ -23,6 +23,7 @@ export interface StoreDatabase {
   charter_security_events: SecurityEventsTable;
   charter_tenant_configurations: TenantConfigurationsTable;
   charter_rate_windows: RateWindowsTable;
+  charter_budget_usage: BudgetUsageTable;
 }
 
 /** A run a server accepted (schema 7): its request, its latest lifecycle state and its last event's number. */
@@ -282,4 +283,13 @@ export interface RateWindowsTable {
   window_start: number;
   v: number;
   count: number;
+}
+
+/** A tenant's consumption on one UTC day (schema 10): tokens and cost of its runs' model calls. */
+export interface BudgetUsageTable {
+  tenant_id: string;
+  day_start: number;
+  v: number;
+  tokens: number;
+  cost_usd: number;
 }

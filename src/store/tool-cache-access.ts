@@ -99,6 +99,9 @@ export function createToolCacheAccess(
         if (options.scope !== undefined) {
           remove = remove.where("scope", options.scope === null ? "is" : "=", options.scope);
         }
+        if (options.server !== undefined) {
+          remove = remove.where("server", options.server === null ? "is" : "=", options.server);
+        }
         const result = await remove.executeTakeFirst();
         return Number(result.numDeletedRows);
       }),

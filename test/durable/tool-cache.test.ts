@@ -32,12 +32,19 @@ function callsThenReport(calls: { name: string; arguments: Record<string, unknow
 }
 
 describe("read-only tool cache (issue 4)", () => {
-  it("serves read-only tools from the run store within the TTL; never caches other tools", async () => {
+  it("serves read-only tools from the run store within the TTL; never caches other tools; a write through the same server invalidates", async () => {
+    // "Read." makes the read-only call; "Read and write." the read-only call, then a write through the same server.
     server = await startScriptedOpenAIServer({
-      respond: callsThenReport([
-        { name: "test__echo", arguments: { text: "cached?" } },
-        { name: "test__record", arguments: { key: "side", value: "effect" } },
-      ]),
+      respond: (request) => {
+        const messages = (request.body as { messages: { role: string; content?: string }[] }).messages;
+        const prompt = messages.filter((message) => message.role === "user").at(-1)?.content ?? "";
+        return callsThenReport([
+          { name: "test__echo", arguments: { text: "cached?" } },
+          ...(prompt.includes("write")
+            ? [{ name: "test__record", arguments: { key: "side", value: "effect" } }]
+            : []),
+        ])(request);
+      },
     });
     const { directory, recordFile } = await recordingWorkspace({
       prefix: "charter-cache-",
@@ -47,36 +54,36 @@ describe("read-only tool cache (issue 4)", () => {
       configuration: { toolCache: { test: "10m" } },
     });
     const environment = deterministicEnvironment();
-    const run = () =>
+    const run = (prompt: string) =>
       runAgent({
         agentPath: join(directory, "agent.md"),
-        prompt: "Go.",
+        prompt,
         cwd: directory,
         runsDirectory: join(directory, "runs"),
         store: join(directory, "charter.db"),
         environment,
       });
     const toolEntries = (result: Awaited<ReturnType<typeof run>>) =>
-      result.accounting.filter((entry): entry is ToolAccountingEntry => entry.type === "tool");
+      result.accounting
+        .filter((entry): entry is ToolAccountingEntry => entry.type === "tool")
+        .map((entry) => [entry.command, entry.cache_hit]);
 
-    const first = await run();
+    const first = await run("Read.");
     expect(first.success).toBe(true);
-    expect(toolEntries(first).map((entry) => [entry.command, entry.cache_hit])).toEqual([
-      ["echo", false],
-      ["record", undefined],
-    ]);
-    const second = await run();
-    expect(toolEntries(second).map((entry) => [entry.command, entry.cache_hit])).toEqual([
+    expect(toolEntries(first)).toEqual([["echo", false]]);
+    const second = await run("Read and write.");
+    expect(toolEntries(second)).toEqual([
       ["echo", true],
       ["record", undefined],
     ]);
     expect(second.conversation.find((message) => message.role === "tool")?.content).toBe("cached?");
-    // The non-read-only tool ran in both runs.
-    expect((await readFile(recordFile, "utf8")).trim().split("\n")).toHaveLength(2);
+    // The write went through the same server: what its read-only tools answer may have changed.
+    expect(toolEntries(await run("Read."))).toEqual([["echo", false]]);
+    // The non-read-only tool ran, once.
+    expect((await readFile(recordFile, "utf8")).trim().split("\n")).toHaveLength(1);
     // Past the TTL the cache misses again.
     environment.advance(11 * 60_000);
-    const third = await run();
-    expect(toolEntries(third)[0]?.cache_hit).toBe(false);
+    expect(toolEntries(await run("Read."))).toEqual([["echo", false]]);
   });
 
   it("never answers one tenant's call from another tenant's entry; a tenant's entries are removed on their own", async () => {

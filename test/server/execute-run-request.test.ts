@@ -99,7 +99,8 @@ async function lifecycleOfASuccessfulRun(open: (directory: string) => Promise<Te
         tool: "rest__read",
         args: { key: "alpha" },
         summary: "ok",
-        cache_hit: null,
+        // Looked up in the read-only cache of the tenant and role, and not found there.
+        cache_hit: false,
         result_preview: expect.stringContaining("/items/alpha"),
       },
     ],

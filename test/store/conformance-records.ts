@@ -105,6 +105,29 @@ export function describeRecordsConformance({ current }: ConformanceContext): voi
       expect((await globex.cacheGet("globex-1"))?.value).toBe("globex-1");
     });
 
+    it("removes one tenant's cache entries of one tool source, every scope's, and no other source's or tenant's", async () => {
+      const { store, environment } = current();
+      const expiresAt = environment.now() + 60_000;
+      const put = (key: string, tenantId: string, server: string | null, scope: string | null) =>
+        store
+          .forTenant(tenantId)
+          .cachePut({ key, server, tool: "search", value: key, expiresAt, tenantId, scope });
+      await put("acme-docs-admin", "acme", "docs", "role:admin");
+      await put("acme-docs-viewer", "acme", "docs", "role:viewer");
+      await put("acme-rest", "acme", "rest", "role:viewer");
+      await put("acme-function", "acme", null, "role:viewer");
+      await put("globex-docs", "globex", "docs", "role:viewer");
+      expect(await store.cachePurgeTenant("acme", { server: "docs" })).toBe(2);
+      const acme = store.forTenant("acme");
+      for (const key of ["acme-docs-admin", "acme-docs-viewer"]) expect(await acme.cacheGet(key)).toBeNull();
+      expect((await acme.cacheGet("acme-rest"))?.value).toBe("acme-rest");
+      expect((await acme.cacheGet("acme-function"))?.value).toBe("acme-function");
+      expect((await store.forTenant("globex").cacheGet("globex-docs"))?.value).toBe("globex-docs");
+      expect(await store.cachePurgeTenant("acme", { server: null })).toBe(1);
+      expect(await acme.cacheGet("acme-function")).toBeNull();
+      expect((await acme.cacheGet("acme-rest"))?.value).toBe("acme-rest");
+    });
+
     it("records who runs a run and its heartbeat, only while that owner runs it", async () => {
       const { store, environment } = current();
       const draft = draftRun(environment, "run-owned");

@@ -147,6 +147,34 @@ export function describeServerRecordsConformance({ current }: ConformanceContext
       expect(await store.getTenantConfiguration()).toBeNull();
     });
 
+    it("budget usage: added per tenant and UTC day atomically (20 at once), summed over a period, per tenant only", async () => {
+      const { store } = current();
+      const day = Date.UTC(2026, 10, 26);
+      const nextDay = day + 86_400_000;
+      const acme = store.forTenant("acme");
+      expect(await acme.readBudgetUsage({ from: day, to: nextDay })).toEqual({ tokens: 0, costUsd: 0 });
+      await Promise.all(
+        Array.from({ length: 20 }, () => acme.addBudgetUsage({ dayStart: day, tokens: 150, costUsd: 0.25 })),
+      );
+      await acme.addBudgetUsage({ dayStart: nextDay, tokens: 7, costUsd: 0.5 });
+      await store.forTenant("globex").addBudgetUsage({ dayStart: day, tokens: 1, costUsd: 1 });
+      await store.addBudgetUsage({ dayStart: day, tokens: 2, costUsd: 2 });
+      expect(await acme.readBudgetUsage({ from: day, to: nextDay })).toEqual({ tokens: 3000, costUsd: 5 });
+      expect(await acme.readBudgetUsage({ from: day, to: nextDay + 86_400_000 })).toEqual({
+        tokens: 3007,
+        costUsd: 5.5,
+      });
+      expect(await acme.readBudgetUsage({ from: nextDay, to: nextDay + 86_400_000 })).toEqual({
+        tokens: 7,
+        costUsd: 0.5,
+      });
+      expect(await store.forTenant("globex").readBudgetUsage({ from: day, to: nextDay })).toEqual({
+        tokens: 1,
+        costUsd: 1,
+      });
+      expect(await store.readBudgetUsage({ from: day, to: nextDay })).toEqual({ tokens: 2, costUsd: 2 });
+    });
+
     it("findRunTenant names the tenant of any stored run or run request, and nothing for a run no tenant has", async () => {
       const { store, environment } = current();
       await createDraftedRun(store, draftRun(environment, "run-of-acme"), { tenantId: "acme" });

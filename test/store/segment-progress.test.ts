@@ -64,7 +64,9 @@ function asSchema2(file: string, runId: string): void {
         newest.tools_used_json,
         runId,
       );
-    // Schema 9 first (the server's rate-limit counters), then 8 (the server's identity tables), then 7, 6, 5 and 4.
+    // Schema 10 first (the server's budget usage), then 9 (the server's rate-limit counters), then 8 (the server's identity tables), then 7, 6, 5 and 4.
+    database.exec("drop table charter_budget_usage");
+    database.prepare("delete from charter_schema_migrations where name = ?").run("0010_budget_usage");
     database.exec("drop index charter_rate_windows_start");
     database.exec("drop table charter_rate_windows");
     database.prepare("delete from charter_schema_migrations where name = ?").run("0009_rate_windows");

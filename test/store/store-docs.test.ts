@@ -36,7 +36,7 @@ describe("docs/store.md examples", () => {
   it("open-store: an empty SQLite store, migrated", async () => {
     expect(await runExample("open-store")).toMatchObject({
       backend: "sqlite",
-      schemaVersion: 9,
+      schemaVersion: 10,
       runs: [],
       statistics: { runs: 0, entries: 0 },
     });

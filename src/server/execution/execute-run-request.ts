@@ -191,6 +191,7 @@ export async function continueRunRequest(
     ...(base.binaryDirectory !== undefined ? { binaryDirectory: base.binaryDirectory } : {}),
     ...(base.processEnvironment !== undefined ? { processEnvironment: base.processEnvironment } : {}),
     ...(base.toolCallAdmission !== undefined ? { toolCallAdmission: base.toolCallAdmission } : {}),
+    ...(base.toolCache !== undefined ? { toolCache: base.toolCache } : {}),
     signal: observed.signal,
     ...(continuation.kind === "decision"
       ? { approve: continuation.decision.approve, deny: continuation.decision.deny }
@@ -208,6 +209,9 @@ export async function continueRunRequest(
   }
   return lifecycle.finish(result, observed.routing());
 }
+
+/** How long a server run's read-only tool results are served from the cache when nothing says otherwise. */
+export const defaultToolCacheTtl = 90_000;
 
 const defaultRoleClasses = (role: RunRequest["role"]) => defaultRoleToolClasses[role];
 
@@ -245,6 +249,12 @@ function runnerOptions(
   });
   return {
     ...(toolCallAdmission !== undefined ? { toolCallAdmission } : {}),
+    // Read-only results are shared by the runs of one tenant and role (what a role may call, and so see, differs).
+    toolCache: {
+      scope: `role:${request.role}`,
+      defaultTtl:
+        context.toolCacheDefaultTtl === undefined ? defaultToolCacheTtl : context.toolCacheDefaultTtl,
+    },
     agentCatalog: context.agentCatalog,
     configurationCache: configurationCacheOf(context),
     runStore: context.store,

@@ -62,6 +62,12 @@ export interface RunExecutionContext {
   readonly workflowsDirectory?: string;
   /** `server.repositories`: the git working trees work items may change, by name. */
   readonly repositories?: Readonly<Record<string, string>>;
+  /**
+   * `server.toolCache.defaultTtl`: how long (ms) a read-only tool's result is served to the runs of the same tenant
+   * and role, for every tool the configuration's `toolCache` gives no TTL of its own; null caches only those it
+   * names. Default 90 s.
+   */
+  readonly toolCacheDefaultTtl?: number | null;
   /** Told of every lifecycle event once it is stored (live event streams in this process). */
   readonly events?: RunEventHub;
   /**

@@ -8,6 +8,7 @@ import { migration0006WorkReceipts } from "./migration-0006-work-receipts.js";
 import { migration0007RunRequestsAndEvents } from "./migration-0007-run-requests-and-events.js";
 import { migration0008ServerIdentity } from "./migration-0008-server-identity.js";
 import { migration0009RateWindows } from "./migration-0009-rate-windows.js";
+import { migration0010BudgetUsage } from "./migration-0010-budget-usage.js";
 
 /**
  * Every migration of the run store, by name. Kysely applies them in name order and records each one it
@@ -24,6 +25,7 @@ export const runStoreMigrations: Readonly<Record<string, Migration>> = Object.fr
   "0007_run_requests_and_events": migration0007RunRequestsAndEvents,
   "0008_server_identity": migration0008ServerIdentity,
   "0009_rate_windows": migration0009RateWindows,
+  "0010_budget_usage": migration0010BudgetUsage,
 });
 
 /** The schema version this Charter writes: the number of migrations it knows. */

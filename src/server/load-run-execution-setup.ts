@@ -23,6 +23,8 @@ export interface RunExecutionSetupOptions {
   readonly binaryDirectory?: string;
   readonly processEnvironment?: Readonly<Record<string, string | undefined>>;
   readonly environment?: RuntimeEnvironment;
+  /** Told of a failure in the background (a telemetry export the collector refused), as one line. */
+  readonly onError?: (error: unknown) => void;
 }
 
 export interface RunExecutionSetup {
@@ -70,6 +72,7 @@ export async function loadRunExecutionSetup(options: RunExecutionSetupOptions): 
   const telemetry = await openRunTelemetryExporter(
     options.processEnvironment ?? process.env,
     serverRedactor(),
+    options.onError,
   );
   return {
     loaded,

@@ -28,7 +28,8 @@ export interface OtlpReceiver {
   close(): Promise<void>;
 }
 
-export async function startOtlpReceiver(): Promise<OtlpReceiver> {
+/** `status`: what every export is answered with (default 200, success; 400 is a collector refusing the data). */
+export async function startOtlpReceiver(options: { readonly status?: number } = {}): Promise<OtlpReceiver> {
   const exports: OtlpExport[] = [];
   const waiters = new Set<() => void>();
   const server = createServer((request, response) => {
@@ -42,7 +43,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
         : null;
       exports.push({ path: request.url ?? "", headers: request.headers, contentType, body, json });
       // An empty export service response: `{}` in JSON, zero bytes in protobuf.
-      response.writeHead(200, {
+      response.writeHead(options.status ?? 200, {
         "content-type": contentType.startsWith("application/json")
           ? "application/json"
           : "application/x-protobuf",

@@ -152,8 +152,8 @@ async function runToTheEnd(address: string, key: string, headers: Readonly<Recor
   return run;
 }
 
-async function receiver(): Promise<OtlpReceiver> {
-  const started = await startOtlpReceiver();
+async function receiver(options: Parameters<typeof startOtlpReceiver>[0] = {}): Promise<OtlpReceiver> {
+  const started = await startOtlpReceiver(options);
   cleanups.push(() => started.close());
   return started;
 }
@@ -468,6 +468,31 @@ describe("OpenTelemetry export of charter serve's runs", { timeout: 120_000 }, (
     ).toEqual([]);
     // Both processes have exited: whatever they would have sent had arrived by then.
     expect(collector.exports).toEqual([]);
+  });
+
+  it("says on its error output, once, that a collector refuses the exports, without the endpoint's credentials", async () => {
+    const collector = await receiver({ status: 400 });
+    const project = await servedProject();
+    const endpoint = collector.endpoint.replace("http://", "http://ingest:collector-password@");
+    const served = await serve(project, {
+      OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+      OTEL_BSP_SCHEDULE_DELAY: "100",
+    });
+    // Two runs, the second once the first's spans were sent (and refused): the failure is told once per signal.
+    await runToTheEnd(served.address, project.key);
+    await collector.waitFor("the first run's spans", hasPath("/v1/traces"));
+    await runToTheEnd(served.address, project.key);
+    expect(await served.stop("SIGTERM")).toBe(0);
+    await collector.waitFor("refused exports of both signals", (exports) =>
+      ["/v1/traces", "/v1/metrics"].every((path) => hasPath(path)(exports)),
+    );
+    const { stderr } = served.output();
+    const told = stderr.split("\n").filter((line) => line.startsWith("charter serve: telemetry: exporting"));
+    expect(told).toHaveLength(2);
+    expect(told[0]).toContain(`exporting traces to ${collector.endpoint}/v1/traces failed`);
+    expect(told[1]).toContain(`exporting metrics to ${collector.endpoint}/v1/metrics failed`);
+    expect(stderr).not.toContain("collector-password");
+    expect(collector.exports.filter((each) => each.path === "/v1/traces").length).toBeGreaterThan(1);
   });
 
   it("refuses an unsupported OTLP protocol at start-up, naming the variable", async () => {

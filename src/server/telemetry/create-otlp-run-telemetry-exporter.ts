@@ -23,6 +23,7 @@ import {
 } from "@opentelemetry/sdk-trace";
 import type { SecretRedactor } from "../../foundation/secret-redactor.js";
 import { genAiInstruments } from "./gen-ai-instruments.js";
+import { reportExportFailures } from "./report-export-failures.js";
 import { createRunExecutionSpans } from "./run-execution-spans.js";
 import type { RunTelemetryExporter } from "./run-telemetry-exporter.js";
 import { runTraceIds } from "./run-trace-ids.js";
@@ -102,13 +103,22 @@ function now(): number {
 export async function createOtlpRunTelemetryExporter(
   settings: TelemetrySettings,
   redactor: SecretRedactor,
+  onError: (error: unknown) => void = () => {},
 ): Promise<RunTelemetryExporter> {
   const resource = defaultResource().merge(resourceFromAttributes({ "service.name": settings.serviceName }));
   const ids = runIdGenerator();
   const spanExporters: SpanExporter[] =
     settings.tracesUrl === null
       ? []
-      : [await spanExporter(settings.tracesProtocol, settings.tracesUrl, { ...settings.tracesHeaders })];
+      : [
+          reportExportFailures(
+            await spanExporter(settings.tracesProtocol, settings.tracesUrl, { ...settings.tracesHeaders }),
+            "traces",
+            settings.tracesUrl,
+            redactor,
+            onError,
+          ),
+        ];
   const tracerProvider = new TracerProvider({
     resource,
     idGenerator: ids.generator,
@@ -122,9 +132,15 @@ export async function createOtlpRunTelemetryExporter(
       ? []
       : [
           new PeriodicExportingMetricReader({
-            exporter: await metricExporter(settings.metricsProtocol, settings.metricsUrl, {
-              ...settings.metricsHeaders,
-            }),
+            exporter: reportExportFailures(
+              await metricExporter(settings.metricsProtocol, settings.metricsUrl, {
+                ...settings.metricsHeaders,
+              }),
+              "metrics",
+              settings.metricsUrl,
+              redactor,
+              onError,
+            ),
             exportIntervalMillis: settings.metricExportIntervalMilliseconds,
           }),
         ];

@@ -10,9 +10,10 @@ import { telemetrySettings } from "./telemetry-settings.js";
 export async function openRunTelemetryExporter(
   environment: Readonly<Record<string, string | undefined>>,
   redactor: SecretRedactor,
+  onError?: (error: unknown) => void,
 ): Promise<RunTelemetryExporter | null> {
   const settings = telemetrySettings(environment);
   if (settings === null) return null;
   const { createOtlpRunTelemetryExporter } = await import("./create-otlp-run-telemetry-exporter.js");
-  return createOtlpRunTelemetryExporter(settings, redactor);
+  return createOtlpRunTelemetryExporter(settings, redactor, onError);
 }

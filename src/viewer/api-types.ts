@@ -132,3 +132,91 @@ export interface StatisticsView extends StatisticsFiguresView {
 export interface ApiErrorBody {
   readonly error: { readonly code: string; readonly class: string; readonly message: string };
 }
+
+export interface WorkflowStepView {
+  readonly id: string;
+  /** Absent for a step the stored run no longer describes (its workflow file changed). */
+  readonly kind?: string;
+  readonly agent?: string | null;
+  readonly tool?: string | null;
+  readonly dependsOn?: readonly string[];
+  readonly status: string;
+  readonly runId: string | null;
+  readonly outcome: string | null;
+  readonly report: unknown;
+  readonly durationMs: number | null;
+}
+
+export interface WorkflowRunView {
+  readonly runId: string;
+  readonly workflowId: string;
+  readonly status: string;
+  readonly input: unknown;
+  readonly steps: readonly WorkflowStepView[];
+  readonly errors: readonly {
+    readonly stepId: string | null;
+    readonly phase: string;
+    readonly code: string;
+    readonly message: string;
+  }[];
+  readonly output: unknown;
+  readonly accounting: {
+    readonly turns: number;
+    readonly tokens: { readonly input: number; readonly output: number };
+    readonly costUsd: number;
+  };
+  readonly chain: { readonly head: string; readonly entries: number };
+  readonly createdAt: string;
+  readonly finishedAt: string | null;
+}
+
+export interface WorkflowRunList {
+  readonly workflowRuns: readonly WorkflowRunView[];
+  readonly nextCursor: string | null;
+}
+
+export interface WorkItemFileView {
+  readonly path: string;
+  readonly change: string;
+  readonly hash: string | null;
+  readonly diff: string | null;
+}
+
+export interface WorkItemReceiptView {
+  readonly receiptId: string;
+  readonly receiptHash: string;
+  readonly status: string;
+  readonly error: unknown;
+  readonly denialReason: string | null;
+  readonly agentId: string;
+  readonly contractHash: string | null;
+  readonly transcriptHead: string | null;
+  readonly commit: string | null;
+  readonly files: readonly WorkItemFileView[];
+  readonly test: {
+    readonly command: string | null;
+    /** Absent or null when it was not recorded (an item run by charter work). */
+    readonly output?: string | null;
+    readonly outputHash?: string | null;
+    readonly passed: number | null;
+    readonly failed: number | null;
+  } | null;
+  readonly metrics: unknown;
+  readonly createdAt: string;
+}
+
+export interface WorkItemRunView {
+  readonly runId: string;
+  readonly workItemId: string;
+  readonly repository: string | null;
+  readonly status: string;
+  readonly item: unknown;
+  readonly createdAt: string;
+  readonly finishedAt: string | null;
+  readonly receipt: WorkItemReceiptView | null;
+}
+
+export interface WorkItemRunList {
+  readonly workItemRuns: readonly WorkItemRunView[];
+  readonly nextCursor: string | null;
+}

@@ -6,11 +6,13 @@ import { runDetailView } from "./run-detail-view.js";
 import { runsView } from "./runs-view.js";
 import { statsView } from "./stats-view.js";
 import type { View } from "./view-context.js";
+import { workItemDetailView, workItemsView } from "./work-item-views.js";
+import { workflowDetailView, workflowsView } from "./workflow-views.js";
 
 /**
  * The run viewer's entry point: signs the person in (an API key or a JWT, kept for this tab only, or the one-time
  * token `charter view` prints in its address), then shows the view the address's fragment names:
- * `#/runs`, `#/runs/<id>`, `#/approvals`, `#/stats`.
+ * `#/runs`, `#/runs/<id>`, `#/workflows[/<id>]`, `#/work-items[/<id>]`, `#/approvals`, `#/stats`.
  */
 const root = document.getElementById("app") as HTMLElement;
 const announcer = element("div", {
@@ -35,6 +37,14 @@ function route(): { readonly view: View; readonly name: string } {
   const path = location.hash.replace(/^#/, "") || "/runs";
   const run = /^\/runs\/([^/]+)$/.exec(path);
   if (run !== null) return { view: runDetailView(decodeURIComponent(run[1] as string)), name: "runs" };
+  const workflow = /^\/workflows\/([^/]+)$/.exec(path);
+  if (workflow !== null)
+    return { view: workflowDetailView(decodeURIComponent(workflow[1] as string)), name: "workflows" };
+  if (path === "/workflows") return { view: workflowsView, name: "workflows" };
+  const workItem = /^\/work-items\/([^/]+)$/.exec(path);
+  if (workItem !== null)
+    return { view: workItemDetailView(decodeURIComponent(workItem[1] as string)), name: "work-items" };
+  if (path === "/work-items") return { view: workItemsView, name: "work-items" };
   if (path === "/approvals") return { view: approvalsView, name: "approvals" };
   if (path === "/stats") return { view: statsView, name: "stats" };
   return { view: runsView, name: "runs" };
@@ -71,6 +81,8 @@ function shell(session: SessionView): HTMLElement {
         "nav",
         { "aria-label": "Views" },
         link("#/runs", "runs", "Runs"),
+        link("#/workflows", "workflows", "Workflows"),
+        link("#/work-items", "work-items", "Work items"),
         link("#/approvals", "approvals", "Approvals"),
         link("#/stats", "stats", "Statistics"),
       ),

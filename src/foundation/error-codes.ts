@@ -133,6 +133,11 @@ export const errorCodes = [
   // The server's rate limits: too many requests (or, as a tool failure inside a run, tool calls) in a window from
   // one address, tenant, user or tool class; `retryAfterSeconds` says when the window ends.
   "RATE_LIMIT_EXCEEDED",
+  // Tenants' provider keys are sealed with the server's secrets key before they are stored: a key sent to a server
+  // that has none (PostgreSQL without CHARTER_SECRETS_KEY), and a stored key that does not open with the key this
+  // process has (another CHARTER_SECRETS_KEY than the one it was sealed with).
+  "TENANT_SECRETS_KEY_MISSING",
+  "TENANT_SECRET_UNREADABLE",
 ] as const;
 
 export type ErrorCode = (typeof errorCodes)[number];

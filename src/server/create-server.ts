@@ -48,6 +48,11 @@ export interface CreateServerOptions {
   readonly violationLimits?: ViolationLimits;
   /** The built run viewer served at `/`; default the package's `dist/viewer`. */
   readonly viewerDirectory?: string;
+  /**
+   * The key tenants' provider keys are sealed with before they are stored (`loadTenantSecretsKey`); without one,
+   * `PUT /v1/tenant/config` refuses provider keys.
+   */
+  readonly secretsKey?: Uint8Array | null;
 }
 
 /** A Charter server, built and ready to listen. */
@@ -209,7 +214,11 @@ export async function createServer(options: CreateServerOptions): Promise<Charte
     environment,
     ...(options.dispatcher !== undefined ? { dispatcher: options.dispatcher } : {}),
   });
-  await app.register(tenantConfigurationRoutes, { store, environment });
+  await app.register(tenantConfigurationRoutes, {
+    store,
+    environment,
+    secretsKey: options.secretsKey ?? null,
+  });
   await app.register(statsRoutes, { store, environment });
   await app.register(runInspectionRoutes, { store, violations });
   await app.register(sessionRoutes, {});

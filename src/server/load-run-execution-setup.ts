@@ -12,6 +12,7 @@ import {
   createProviderKeySourceResolver,
   createTenantConfigurationResolver,
 } from "./tenants/resolve-tenant-settings.js";
+import { loadTenantSecretsKey } from "./tenants/tenant-secrets-key.js";
 
 /** What `charter serve` and `charter worker` are given to find their configuration and store. */
 export interface RunExecutionSetupOptions {
@@ -37,6 +38,8 @@ export interface RunExecutionSetup {
    * else null. The process shuts it down (which flushes it) once its runs have drained.
    */
   readonly telemetry: RunTelemetryExporter | null;
+  /** The key tenants' provider keys are sealed with in the store (`loadTenantSecretsKey`), or null for none. */
+  readonly secretsKey: Uint8Array | null;
   /** Builds what executing runs needs once the store is open: the same layers the configuration was read from. */
   executionContext(store: RunStore): RunExecutionContext;
 }
@@ -74,11 +77,13 @@ export async function loadRunExecutionSetup(options: RunExecutionSetupOptions): 
     serverRedactor(),
     options.onError,
   );
+  const secretsKey = await loadTenantSecretsKey({ storeUrl: url, ...fromProcess });
   return {
     loaded,
     storeUrl: url,
     environment,
     telemetry,
+    secretsKey,
     executionContext(store) {
       const redactor = serverRedactor();
       const toolCallLimits = loaded.configuration.server?.rateLimits?.toolCalls;
@@ -98,11 +103,13 @@ export async function loadRunExecutionSetup(options: RunExecutionSetupOptions): 
         tenantConfiguration: createTenantConfigurationResolver({
           store,
           configuration: loaded.configuration,
+          secretsKey,
           ...fromProcess,
         }),
         providerKeySources: createProviderKeySourceResolver({
           store,
           configuration: loaded.configuration,
+          secretsKey,
           ...fromProcess,
         }),
         redactor,

@@ -71,6 +71,7 @@ export async function startServer(options: StartServerOptions): Promise<StartedS
         dispatcher,
         environment,
         configuration: loaded.configuration.server,
+        secretsKey: setup.secretsKey,
       });
       const backlog = options.backlog ?? loaded.configuration.server.listenBacklog;
       const address = await server.listen({

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { loadConfiguration } from "../../src/config/load-configuration.js";
 import { resolveTenantSettings } from "../../src/server/tenants/resolve-tenant-settings.js";
 import { type RunningServer, startRunningServer } from "./run-project.js";
-import { testBackends } from "./server-harness.js";
+import { testBackends, testSecretsKey } from "./server-harness.js";
 
 let servers: RunningServer[] = [];
 afterEach(async () => {
@@ -104,6 +104,7 @@ describe.each(testBackends)("tenant configuration on %s", (backend) => {
       configuration: (await loadConfiguration({ cwd: api.directory, homeDirectory: api.directory }))
         .configuration,
       processEnvironment: {},
+      secretsKey: testSecretsKey,
     });
     expect(settings.allowedAgents).toEqual(["recorder", "other"]);
     expect(settings.providers.local).toEqual({

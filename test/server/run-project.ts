@@ -20,7 +20,7 @@ import {
   startScriptedOpenAIServer,
 } from "../../src/testing/scripted-openai-server.js";
 import { localModelProvider, mcpTestServerPath } from "../cli/cli-harness.js";
-import { startTestServer, type TestBackend, type TestServer } from "./server-harness.js";
+import { startTestServer, type TestBackend, type TestServer, testSecretsKey } from "./server-harness.js";
 
 /** The server's in-process dispatcher, with every request it was handed kept for the test to read. */
 export interface ObservedDispatcher extends InProcessRunDispatcher {
@@ -117,11 +117,13 @@ export async function startRunningServer(
           store,
           configuration,
           processEnvironment: {},
+          secretsKey: testSecretsKey,
         }),
         providerKeySources: createProviderKeySourceResolver({
           store,
           configuration,
           processEnvironment: {},
+          secretsKey: testSecretsKey,
         }),
       };
       dispatcher = observed(createInProcessRunDispatcher({ context: executionContext, workers: 2 }));

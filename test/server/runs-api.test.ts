@@ -449,9 +449,14 @@ describe.each(testBackends)("the runs API on %s", (backend) => {
       await api.dispatcher.whenSettled("acme", runId, new AbortController().signal);
     const stopped = await api.request("GET", `/v1/runs/${first}`, { key: operator });
     expect(stopped.body).toMatchObject({ lifecycle: "FAILED", outcome: "INTERRUPTED" });
+    // Cancelled before any worker started it: interrupted, with when it ended, though it never ran.
     expect((await api.request("GET", `/v1/runs/${third}`, { key: operator })).body).toMatchObject({
-      status: "queued",
+      status: "interrupted",
       lifecycle: "FAILED",
+      outcome: "INTERRUPTED",
+      errorCode: "INTERRUPTED",
+      turns: 0,
+      finishedAt: expect.any(String),
     });
     const again = await api.request("POST", `/v1/runs/${first}/cancel`, { key: operator });
     expect(again.status).toBe(409);

@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,6 +13,9 @@ import type { RunStore } from "../../src/store/run-store.js";
 import { postgresTestUrl } from "../store/postgres-store-factory.js";
 
 export type TestBackend = "sqlite" | "postgres";
+
+/** The secrets key test servers seal tenants' provider keys with (as CHARTER_SECRETS_KEY would give one). */
+export const testSecretsKey: Uint8Array = randomBytes(32);
 
 /** The backends a server test runs on: SQLite always, PostgreSQL when CHARTER_TEST_DATABASE_URL names a server. */
 export const testBackends: readonly TestBackend[] =
@@ -95,6 +98,8 @@ export async function startTestServer(
     readonly configuration?: ServerConfiguration;
     readonly dispatcher?: (store: TestStore) => CreateServerOptions["dispatcher"];
     readonly violationLimits?: CreateServerOptions["violationLimits"];
+    /** Default `testSecretsKey`; null for a server without one. */
+    readonly secretsKey?: Uint8Array | null;
   } = {},
 ): Promise<TestServer> {
   const environment = deterministicEnvironment({ start: Date.UTC(2026, 0, 1) });
@@ -106,6 +111,7 @@ export async function startTestServer(
     ...(options.configuration !== undefined ? { configuration: options.configuration } : {}),
     ...(dispatcher !== undefined ? { dispatcher } : {}),
     ...(options.violationLimits !== undefined ? { violationLimits: options.violationLimits } : {}),
+    secretsKey: options.secretsKey === undefined ? testSecretsKey : options.secretsKey,
   });
   const address = await server.listen({ host: "127.0.0.1", port: 0 });
   return {

@@ -127,8 +127,18 @@ export async function executeRunRequest(
       : await conversationHistory(store, request.conversationId, request.runId)),
     ...(request.messages ?? []),
   ];
-  const overlay = await context.tenantConfiguration?.(request.tenantId);
-  const keySources = await context.providerKeySources?.(request.tenantId);
+  const tenant = await tenantLayer(context, request);
+  if (tenant instanceof CharterError) {
+    // The tenant's settings cannot be read here (a provider key sealed with another secrets key): nothing runs.
+    const failed = preflightFailureResult(
+      request.runId,
+      tenant,
+      context.environment.now(),
+      lifecycle.redactor,
+    );
+    return lifecycle.finish(failed, null);
+  }
+  const { overlay, keySources } = tenant;
   const observed = observeRun(lifecycle, options, {}, keySources);
   const result = await runAgent({
     ...runnerOptions(context, request),
@@ -160,8 +170,13 @@ export async function continueRunRequest(
 ): Promise<RunExecutionOutcome> {
   const store = context.store.forTenant(request.tenantId);
   const lifecycle = createLifecycleRecorder(store, request, context);
-  const overlay = await context.tenantConfiguration?.(request.tenantId);
-  const keySources = await context.providerKeySources?.(request.tenantId);
+  const tenant = await tenantLayer(context, request);
+  if (tenant instanceof CharterError) {
+    // The run stays as it stopped (awaiting its decision, or to be taken over) once the key is put right.
+    await lifecycle.flush();
+    throw tenant;
+  }
+  const { overlay, keySources } = tenant;
   const observed = observeRun(
     lifecycle,
     options,
@@ -214,6 +229,33 @@ export async function continueRunRequest(
 export const defaultToolCacheTtl = 90_000;
 
 const defaultRoleClasses = (role: RunRequest["role"]) => defaultRoleToolClasses[role];
+
+/**
+ * The tenant's configuration layer and whose provider keys its runs use; the typed error when the tenant's
+ * settings cannot be read (TENANT_SECRET_UNREADABLE), for the caller to fail the run with.
+ */
+async function tenantLayer(
+  context: RunExecutionContext,
+  request: RunRequest,
+): Promise<
+  | {
+      readonly overlay:
+        | Awaited<ReturnType<NonNullable<RunExecutionContext["tenantConfiguration"]>>>
+        | undefined;
+      readonly keySources: Readonly<Record<string, ProviderKeySource | null>> | undefined;
+    }
+  | CharterError
+> {
+  try {
+    return {
+      overlay: await context.tenantConfiguration?.(request.tenantId),
+      keySources: await context.providerKeySources?.(request.tenantId),
+    };
+  } catch (error) {
+    if (CharterError.isInstance(error) && error.code === "TENANT_SECRET_UNREADABLE") return error;
+    throw error;
+  }
+}
 
 function cancelledData(): Record<string, unknown> {
   return {

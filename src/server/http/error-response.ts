@@ -35,6 +35,8 @@ const statusByCode: Partial<Record<ErrorCode, number>> = {
   WORKFLOW_INPUT_INVALID: 422,
   RUN_STATE_CONFLICT: 409,
   IDEMPOTENCY_KEY_REUSED: 422,
+  TENANT_SECRETS_KEY_MISSING: 422,
+  TENANT_SECRET_UNREADABLE: 500,
 };
 
 const statusByClass: Record<FailureClass, number> = {

@@ -4,7 +4,7 @@ import { contentHash } from "../../foundation/content-hash.js";
 import type { RuntimeEnvironment } from "../../foundation/environment.js";
 import { checkCorrelationId } from "../../runner/check-correlation-id.js";
 import { readPendingApprovals } from "../../runner/read-pending-approvals.js";
-import type { RunRequestRecord } from "../../store/run-event-records.js";
+import { type RunRequestRecord, settledRunEventTypes } from "../../store/run-event-records.js";
 import type { RunRecord, RunStatus } from "../../store/run-record.js";
 import { runStatuses } from "../../store/run-record.js";
 import type { RunStore } from "../../store/run-store.js";
@@ -140,7 +140,17 @@ export const runRoutes: FastifyPluginAsync<RunRoutesOptions> = async (app, optio
 
   /** A run as GET answers it: its row with its request, or its request alone while it is queued. */
   async function viewOf(tenantId: string, own: OwnRun) {
-    if (own.run === null) return queuedRunView(own.accepted as RunRequestRecord);
+    if (own.run === null) {
+      const accepted = own.accepted as RunRequestRecord;
+      const ended = settledRunEventTypes.includes(accepted.state)
+        ? ((
+            await store
+              .forTenant(tenantId)
+              .readRunEvents(accepted.runId, { afterSequence: accepted.lastSequence - 1 })
+          )[0] ?? null)
+        : null;
+      return queuedRunView(accepted, ended);
+    }
     return runView(own.run, await pendingOf(store.forTenant(tenantId), own.run), own.accepted);
   }
 
@@ -300,7 +310,7 @@ export const runRoutes: FastifyPluginAsync<RunRoutesOptions> = async (app, optio
           ? (await tenantStore.listQueuedRunRequests({ limit: 1000 }))
               .filter((queuedRequest) => agent === undefined || queuedAgent(queuedRequest) === agent)
               .slice(0, limit)
-              .map(queuedRunView)
+              .map((queuedRequest) => queuedRunView(queuedRequest))
           : [];
       if (status === "queued") return { runs: queued, nextCursor: null };
       const room = limit - queued.length;

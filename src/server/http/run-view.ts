@@ -1,5 +1,5 @@
 import type { PendingApproval } from "../../session/pending-approval.js";
-import type { RunRequestRecord } from "../../store/run-event-records.js";
+import type { RunRequestRecord, StoredRunEvent } from "../../store/run-event-records.js";
 import type { RunSummary } from "../../store/run-record.js";
 import type { RunRequest } from "../execution/run-request.js";
 
@@ -37,23 +37,38 @@ export function runView(
 }
 
 /** A run the server accepted that no worker has started yet: its request only. */
-export function queuedRunView(request: RunRequestRecord) {
+export function queuedRunView(request: RunRequestRecord, ended: StoredRunEvent | null = null) {
   const asked = request.request as Partial<RunRequest>;
   const at = new Date(request.createdAt).toISOString();
+  // A run whose lifecycle ended before any worker started it (cancelled while queued, refused before it ran):
+  // its end event says how.
+  const data = (ended?.data ?? {}) as {
+    readonly cancelled?: boolean;
+    readonly outcome?: string;
+    readonly error?: { readonly code?: string } | null;
+  };
+  const status =
+    ended === null
+      ? ("queued" as const)
+      : data.cancelled === true
+        ? ("interrupted" as const)
+        : ended.type === "COMPLETED"
+          ? ("completed" as const)
+          : ("failed" as const);
   return {
     ...requestFields(request),
     runId: request.runId,
     kind: "agent" as const,
     agent: asked.agent ?? "",
-    status: "queued" as const,
+    status,
     statusReason: null,
-    outcome: null,
-    errorCode: null,
+    outcome: ended === null ? null : (data.outcome ?? (data.cancelled === true ? "INTERRUPTED" : null)),
+    errorCode: data.error?.code ?? null,
     correlationId: asked.correlationId ?? null,
     parentRunId: null,
     createdAt: at,
     updatedAt: new Date(request.updatedAt).toISOString(),
-    finishedAt: null,
+    finishedAt: ended === null ? null : new Date(ended.createdAt).toISOString(),
     turns: 0,
     tokens: { input: 0, output: 0 },
     costUsd: 0,

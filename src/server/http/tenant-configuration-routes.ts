@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from "fastify";
 import type { RuntimeEnvironment } from "../../foundation/environment.js";
 import type { RunStore } from "../../store/run-store.js";
+import { sealTenantConfiguration } from "../tenants/seal-tenant-configuration.js";
 import {
   mergeTenantConfiguration,
   type TenantConfiguration,
@@ -8,12 +9,14 @@ import {
   tenantConfigurationVersion,
   tenantConfigurationView,
 } from "../tenants/tenant-configuration.js";
-import { authenticatedErrors } from "./error-schema.js";
+import { authenticatedErrors, errorReference } from "./error-schema.js";
 import { identityOf } from "./request-identity.js";
 
 export interface TenantConfigurationRoutesOptions {
   readonly store: RunStore;
   readonly environment: RuntimeEnvironment;
+  /** Seals the provider keys tenants store (`loadTenantSecretsKey`); null: provider keys are refused. */
+  readonly secretsKey: Uint8Array | null;
 }
 
 const answerSchema = {
@@ -32,7 +35,7 @@ const answerSchema = {
  */
 export const tenantConfigurationRoutes: FastifyPluginAsync<TenantConfigurationRoutesOptions> = async (
   app,
-  { store, environment },
+  { store, environment, secretsKey },
 ) => {
   app.addSchema(tenantConfigurationSchema);
 
@@ -64,10 +67,10 @@ export const tenantConfigurationRoutes: FastifyPluginAsync<TenantConfigurationRo
       schema: {
         summary: "Replace the caller's tenant's configuration",
         description:
-          "A provider apiKey sent as its redaction marker (as GET shows it) keeps the key stored before; a provider without apiKey has none of its own.",
+          "A provider apiKey sent as its redaction marker (as GET shows it) keeps the key stored before; a provider without apiKey has none of its own. Keys are stored sealed with the server's secrets key (422 TENANT_SECRETS_KEY_MISSING when the server has none).",
         tags: ["tenant"],
         body: { $ref: "TenantConfiguration#" },
-        response: { 200: answerSchema, ...authenticatedErrors },
+        response: { 200: answerSchema, ...authenticatedErrors, 422: errorReference },
       },
     },
     async (request) => {
@@ -79,7 +82,8 @@ export const tenantConfigurationRoutes: FastifyPluginAsync<TenantConfigurationRo
         before === null ? null : documentOf(before.configuration),
       );
       const now = environment.now();
-      await tenantStore.putTenantConfiguration({ v: tenantConfigurationVersion, ...merged }, now);
+      const sealed = sealTenantConfiguration(merged, tenantId, secretsKey);
+      await tenantStore.putTenantConfiguration({ v: tenantConfigurationVersion, ...sealed }, now);
       return {
         tenantId,
         configuration: tenantConfigurationView(merged),

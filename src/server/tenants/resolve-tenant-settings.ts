@@ -1,5 +1,7 @@
 import type { Configuration } from "../../config/configuration-schema.js";
+import { CharterError } from "../../foundation/charter-error.js";
 import type { RunStore } from "../../store/run-store.js";
+import { isSealedSecret, openSealedSecret, providerKeyContext } from "./sealed-secret.js";
 import type { TenantConfiguration } from "./tenant-configuration.js";
 
 /** Where a provider's API key came from: the layer is recorded on the run, the key never. */
@@ -42,6 +44,8 @@ export async function resolveTenantSettings(options: {
   readonly tenantId: string;
   readonly configuration: Pick<Configuration, "providers">;
   readonly processEnvironment?: Readonly<Record<string, string | undefined>>;
+  /** The server's secrets key, which opens the tenant's stored provider keys (`loadTenantSecretsKey`). */
+  readonly secretsKey?: Uint8Array | null;
 }): Promise<TenantSettings> {
   const stored = await options.store.forTenant(options.tenantId).getTenantConfiguration();
   const tenant = (stored?.configuration ?? {}) as TenantConfiguration;
@@ -58,7 +62,11 @@ export async function resolveTenantSettings(options: {
     const fromEnvironment = variables[providerKeyVariable(name)];
     let apiKey: string | null = null;
     let apiKeySource: ProviderKeySource | null = null;
-    if (own?.apiKey !== undefined) [apiKey, apiKeySource] = [own.apiKey, "tenant"];
+    if (own?.apiKey !== undefined)
+      [apiKey, apiKeySource] = [
+        openProviderKey(own.apiKey, options.tenantId, name, options.secretsKey),
+        "tenant",
+      ];
     else if (server?.apiKey != null) [apiKey, apiKeySource] = [server.apiKey, "server"];
     else if (fromEnvironment !== undefined && fromEnvironment !== "")
       [apiKey, apiKeySource] = [fromEnvironment, "environment"];
@@ -90,6 +98,7 @@ export function createTenantConfigurationResolver(options: {
   readonly store: RunStore;
   readonly configuration: Pick<Configuration, "providers">;
   readonly processEnvironment?: Readonly<Record<string, string | undefined>>;
+  readonly secretsKey?: Uint8Array | null;
 }): (tenantId: string) => Promise<{ readonly label: string; readonly data: Record<string, unknown> } | null> {
   return async (tenantId) => {
     const settings = await resolveTenantSettings({ ...options, tenantId });
@@ -121,6 +130,7 @@ export function createProviderKeySourceResolver(options: {
   readonly store: RunStore;
   readonly configuration: Pick<Configuration, "providers">;
   readonly processEnvironment?: Readonly<Record<string, string | undefined>>;
+  readonly secretsKey?: Uint8Array | null;
 }): (tenantId: string) => Promise<Readonly<Record<string, ProviderKeySource | null>>> {
   return async (tenantId) => {
     const settings = await resolveTenantSettings({ ...options, tenantId });
@@ -128,4 +138,25 @@ export function createProviderKeySourceResolver(options: {
     for (const [name, resolved] of Object.entries(settings.providers)) sources[name] = resolved.apiKeySource;
     return sources;
   };
+}
+
+/**
+ * A tenant's stored provider key in the clear: a sealed one opened with the server's secrets key (a key stored in
+ * the clear by an earlier version is used as it is, and sealed when the tenant's configuration is next written).
+ */
+function openProviderKey(
+  stored: string,
+  tenantId: string,
+  provider: string,
+  secretsKey: Uint8Array | null | undefined,
+): string {
+  if (!isSealedSecret(stored)) return stored;
+  const opened =
+    secretsKey == null ? null : openSealedSecret(stored, secretsKey, providerKeyContext(tenantId, provider));
+  if (opened !== null) return opened;
+  throw new CharterError(
+    "TENANT_SECRET_UNREADABLE",
+    `tenant ${tenantId}'s API key for provider ${provider} does not open with this process's secrets key: give every process on this store the CHARTER_SECRETS_KEY the key was stored with, or have the tenant's admin store the key again`,
+    { details: { tenantId, provider, secretsKey: secretsKey == null ? "none" : "another" } },
+  );
 }

@@ -18,8 +18,10 @@ afterEach(async () => {
 /** The provider key as the store holds it, read past the API. */
 async function storedKey(server: TestServer, tenantId: string): Promise<string | undefined> {
   const stored = await server.store.forTenant(tenantId).getTenantConfiguration();
-  return (stored?.configuration as { providers?: Record<string, { apiKey?: string }> }).providers?.local
-    ?.apiKey;
+  const configuration = stored?.configuration as
+    | { providers?: Record<string, { apiKey?: string }> }
+    | undefined;
+  return configuration?.providers?.local?.apiKey;
 }
 
 describe("sealed secrets", () => {

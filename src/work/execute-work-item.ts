@@ -3,6 +3,7 @@ import { homedir, hostname } from "node:os";
 import { join, resolve } from "node:path";
 import { createAgentCatalog } from "../agents/create-agent-catalog.js";
 import { isAgentIdReference } from "../config/agent-reference.js";
+import type { ConfigurationOverlay } from "../config/load-configuration.js";
 import { blake3Hex } from "../foundation/content-hash.js";
 import type { RuntimeEnvironment } from "../foundation/environment.js";
 import type { SecretRedactor } from "../foundation/secret-redactor.js";
@@ -60,6 +61,8 @@ export interface WorkItemExecutionOptions {
    * tools and the test command work in the repository either way.
    */
   readonly agentDirectory?: string;
+  /** A configuration layer over every other for the agent's run (a server's tenant's providers and models). */
+  readonly configurationOverlay?: ConfigurationOverlay;
   /** Told once the before snapshot is taken and the lock record written, before the agent starts. */
   readonly onFrozen?: (runId: string, beforeHash: string) => void;
 }
@@ -216,6 +219,9 @@ async function executeFrozen(
     agentResult = await runAgent({
       agentPath: agentReference,
       agentCatalog: options.agentCatalog ?? createAgentCatalog(),
+      ...(options.configurationOverlay !== undefined
+        ? { configurationOverlay: options.configurationOverlay }
+        : {}),
       prompt: workPrompt(loaded),
       runId,
       cwd: options.agentDirectory ?? repository.root,

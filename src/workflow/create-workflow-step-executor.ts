@@ -24,6 +24,9 @@ export function createWorkflowStepExecutor(context: WorkflowRunContext): Workflo
     ...(context.homeDirectory !== undefined ? { homeDirectory: context.homeDirectory } : {}),
     ...(context.binaryDirectory !== undefined ? { binaryDirectory: context.binaryDirectory } : {}),
     ...(context.processEnvironment !== undefined ? { processEnvironment: context.processEnvironment } : {}),
+    ...(context.configurationOverlay !== undefined
+      ? { configurationOverlay: context.configurationOverlay }
+      : {}),
   };
   return {
     async runAgent(request) {

@@ -1,6 +1,6 @@
 import { homedir } from "node:os";
 import { dirname } from "node:path";
-import { loadConfiguration } from "../config/load-configuration.js";
+import { type ConfigurationOverlay, loadConfiguration } from "../config/load-configuration.js";
 import { CharterError } from "../foundation/charter-error.js";
 import { type RuntimeEnvironment, systemEnvironment } from "../foundation/environment.js";
 import { SecretRedactor } from "../foundation/secret-redactor.js";
@@ -33,6 +33,8 @@ export interface ResumeWorkflowOptions {
   readonly environment?: RuntimeEnvironment;
   readonly signal?: AbortSignal;
   readonly onProgress?: (event: WorkflowProgressEvent) => void;
+  /** As for `runWorkflow`: a configuration layer over every other for each agent step's run. */
+  readonly configurationOverlay?: ConfigurationOverlay;
 }
 
 const resumable = ["running", "interrupted"] as const;
@@ -158,6 +160,9 @@ export async function resumeWorkflow(options: ResumeWorkflowOptions): Promise<Wo
       correlationId: run.correlationId,
       environment,
       redactor,
+      ...(options.configurationOverlay !== undefined
+        ? { configurationOverlay: options.configurationOverlay }
+        : {}),
     });
     return await executeWorkflow({
       definition,

@@ -1,7 +1,7 @@
 import { homedir } from "node:os";
 import { resolve } from "node:path";
 import { createAgentCatalog } from "../agents/create-agent-catalog.js";
-import { loadConfiguration } from "../config/load-configuration.js";
+import { type ConfigurationOverlay, loadConfiguration } from "../config/load-configuration.js";
 import { type RuntimeEnvironment, systemEnvironment } from "../foundation/environment.js";
 import { SecretRedactor } from "../foundation/secret-redactor.js";
 import type { AgentCatalog } from "../runner/agent-catalog.js";
@@ -44,6 +44,11 @@ export interface RunWorkflowOptions {
   readonly runId?: string;
   /** The agent registry steps' registry ids are resolved in; default the configuration's. */
   readonly agentCatalog?: AgentCatalog;
+  /**
+   * A configuration layer over every other for each agent step's run (a server's tenant's providers and models);
+   * not recorded: a resume is given it again.
+   */
+  readonly configurationOverlay?: ConfigurationOverlay;
 }
 
 /**
@@ -118,6 +123,9 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
       environment,
       redactor,
       agentCatalog,
+      ...(options.configurationOverlay !== undefined
+        ? { configurationOverlay: options.configurationOverlay }
+        : {}),
     });
     return await executeWorkflow({
       definition: loaded.definition,

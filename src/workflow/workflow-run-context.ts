@@ -1,4 +1,5 @@
 import type { Configuration } from "../config/configuration-schema.js";
+import type { ConfigurationOverlay } from "../config/load-configuration.js";
 import type { RuntimeEnvironment } from "../foundation/environment.js";
 import type { SecretRedactor } from "../foundation/secret-redactor.js";
 import type { AgentCatalog } from "../runner/agent-catalog.js";
@@ -24,4 +25,6 @@ export interface WorkflowRunContext {
   readonly redactor: SecretRedactor;
   /** The agent registry steps' registry ids are resolved in; default the configuration's (read once per run). */
   readonly agentCatalog?: AgentCatalog;
+  /** A configuration layer over every other for each step's run (a server's tenant's providers and models). */
+  readonly configurationOverlay?: ConfigurationOverlay;
 }

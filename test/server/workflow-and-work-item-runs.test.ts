@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { RecordedRequest } from "../../src/testing/scripted-openai-server.js";
+import { type RecordedRequest, startScriptedOpenAIServer } from "../../src/testing/scripted-openai-server.js";
 import { git, gitRepository } from "../work/git-fixture.js";
 import { type RunningServer, startRunningServer } from "./run-project.js";
 import { testBackends } from "./server-harness.js";
@@ -258,6 +258,44 @@ describe.each(testBackends)("workflow and work item runs through the API on %s",
       expect(run.body.chain.head).toBe(ended.body.receipt.transcriptHead);
       const stranger = await api.key("globex", "viewer");
       expect((await api.request("GET", `/v1/work-items/runs/${runId}`, { key: stranger })).status).toBe(404);
+    },
+    heavy,
+  );
+
+  it(
+    "the tenant's provider settings apply to every step of its workflows and to its work items' agents",
+    async () => {
+      const { api } = await flowServer(backend);
+      const tenantModel = await startScriptedOpenAIServer({ respond });
+      cleanups.push(() => tenantModel.close());
+      const admin = await api.key("acme", "admin");
+      const configured = await api.request("PUT", "/v1/tenant/config", {
+        key: admin,
+        body: { providers: { local: { apiKey: "sk-tenant-acme", baseUrl: tenantModel.baseUrl } } },
+      });
+      expect(configured.status).toBe(200);
+      const workflow = await api.request("POST", "/v1/workflows/runs", {
+        key: admin,
+        body: { workflow: "notes", input: { range: "v3" }, wait: true },
+      });
+      expect(workflow.body.status).toBe("completed");
+      const item = await api.request("POST", "/v1/work-items/runs", {
+        key: admin,
+        body: {
+          repository: "service",
+          item: { id: "change-a", agent_id: "helper", description: "Change a." },
+          wait: true,
+        },
+      });
+      expect(item.body.status).toBe("success");
+      // Every model call went to the tenant's endpoint, with the tenant's key; none to the server's own.
+      expect(tenantModel.requests.map((request) => taskOf(request))).toEqual([
+        "List v3",
+        "Write from done: List v3",
+        expect.stringContaining("Change a."),
+        expect.stringContaining("Change a."),
+      ]);
+      expect(api.model.requests).toEqual([]);
     },
     heavy,
   );

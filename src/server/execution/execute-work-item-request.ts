@@ -54,7 +54,9 @@ export async function executeWorkItemRequest(
       repository: request.repository,
       work_item: loaded.item.id,
     });
+    const overlay = await context.tenantConfiguration?.(request.tenantId);
     result = await runWorkItem({
+      ...(overlay != null ? { configurationOverlay: overlay } : {}),
       itemPath: loaded.path,
       loaded,
       runId: request.runId,

@@ -47,7 +47,9 @@ export async function executeWorkflowRequest(
     await recordRunEvent(store, request, context, "ROUTED", { workflow: name, kind: "workflow" });
     await recordRunEvent(store, request, context, "EXECUTING", {});
     options.onExecuting?.();
+    const overlay = await context.tenantConfiguration?.(request.tenantId);
     result = await runWorkflow({
+      ...(overlay != null ? { configurationOverlay: overlay } : {}),
       workflowPath,
       input: request.input ?? {},
       runId: request.runId,
@@ -81,7 +83,9 @@ export async function continueWorkflowRequest(
   try {
     await recordRunEvent(store, request, context, "EXECUTING", { resumed: true, taken_over: true });
     options.onExecuting?.();
+    const overlay = await context.tenantConfiguration?.(request.tenantId);
     result = await resumeWorkflow({
+      ...(overlay != null ? { configurationOverlay: overlay } : {}),
       workflowRunId: request.runId,
       cwd: context.cwd,
       store: storeUrlOf(context),

@@ -58,7 +58,8 @@ export function queuedRunView(request: RunRequestRecord, ended: StoredRunEvent |
   return {
     ...requestFields(request),
     runId: request.runId,
-    kind: "agent" as const,
+    // A work item's run is its agent's run; a workflow run is a run of kind workflow once it starts.
+    kind: asked.kind === "workflow" ? ("workflow" as const) : ("agent" as const),
     agent: asked.agent ?? "",
     status,
     statusReason: null,

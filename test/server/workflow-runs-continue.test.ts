@@ -3,6 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createInProcessRunDispatcher } from "../../src/server/execution/in-process-run-dispatcher.js";
+import { runRequestVersion } from "../../src/server/execution/run-request.js";
+import { createPgBossRunDispatcher } from "../../src/server/workers/pg-boss-run-dispatcher.js";
 import type { RecordedRequest } from "../../src/testing/scripted-openai-server.js";
 import { type RunningServer, startRunningServer } from "./run-project.js";
 import { testBackends } from "./server-harness.js";
@@ -155,6 +157,52 @@ describe.each(testBackends)("workflow runs that stop on %s", (backend) => {
       const again = await api.request("POST", `/v1/workflows/runs/${runId}/cancel`, { key: operator });
       expect(again.status).toBe(409);
       expect(again.body.error.code).toBe("RUN_STATE_CONFLICT");
+    },
+    heavy,
+  );
+});
+
+describe.skipIf(!testBackends.includes("postgres"))("workflow runs through the pg-boss queue", () => {
+  it(
+    "a workflow run queued in pg-boss is executed by a queue worker, like an agent run",
+    async () => {
+      const { api, model } = await gatedServer("postgres");
+      model.release();
+      const boss = await createPgBossRunDispatcher({
+        context: api.context,
+        url: api.storeUrl,
+        workers: 1,
+        pollMilliseconds: 100,
+        leaseMilliseconds: 3000,
+      });
+      cleanups.push(() => boss.close());
+      const runId = "run_queued_workflow";
+      await boss.dispatch({
+        v: runRequestVersion,
+        kind: "workflow",
+        runId,
+        requestId: "req_queued",
+        tenantId: "acme",
+        userId: null,
+        role: "operator",
+        correlationId: "corr_queued",
+        conversationId: null,
+        agent: "notes",
+        workflow: "notes",
+        prompt: null,
+        input: { range: "q1" },
+        metadata: {},
+        requestedAt: Date.now(),
+      });
+      await boss.whenSettled("acme", runId, new AbortController().signal);
+      const viewer = await api.key("acme", "viewer");
+      const read = await api.request("GET", `/v1/workflows/runs/${runId}`, { key: viewer });
+      expect(read.body).toMatchObject({
+        status: "completed",
+        lifecycle: "COMPLETED",
+        correlationId: "corr_queued",
+        output: "done: Write from done: List q1",
+      });
     },
     heavy,
   );

@@ -12,6 +12,7 @@ import { runsCommand } from "./runs-command.js";
 import { serveCommand } from "./serve-command.js";
 import { toolsCommand } from "./tools-command.js";
 import { verifyCommand } from "./verify-command.js";
+import { viewCommand } from "./view-command.js";
 import { workCommand } from "./work-command.js";
 import { workerCommand } from "./worker-command.js";
 import { workflowCommand } from "./workflow-command.js";
@@ -31,6 +32,7 @@ export const commands: readonly CommandDeclaration[] = [
   doctorCommand,
   conformanceCommand,
   serveCommand,
+  viewCommand,
   workerCommand,
   keysCommand,
   demoCommand,

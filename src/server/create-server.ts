@@ -11,6 +11,7 @@ import { errorResponse, errorResponseOf } from "./http/error-response.js";
 import { errorSchema } from "./http/error-schema.js";
 import { healthRoutes } from "./http/health-routes.js";
 import { keyRoutes } from "./http/key-routes.js";
+import { localViewerRoutes } from "./http/local-viewer-routes.js";
 import { openApiRoutes } from "./http/openapi-routes.js";
 import { runEventRoutes } from "./http/run-event-routes.js";
 import { runInspectionRoutes } from "./http/run-inspection-routes.js";
@@ -24,6 +25,7 @@ import { workflowRunRoutes } from "./http/workflow-run-routes.js";
 import "./http/request-identity.js";
 import { createAuthenticator } from "./identity/authenticate-request.js";
 import { createJwtVerifier } from "./identity/jwt-verifier.js";
+import type { LocalViewerSessions } from "./identity/local-viewer-sessions.js";
 import { roleMayDo } from "./identity/server-permissions.js";
 import {
   createTenantScopeViolations,
@@ -53,6 +55,13 @@ export interface CreateServerOptions {
    * `PUT /v1/tenant/config` refuses provider keys.
    */
   readonly secretsKey?: Uint8Array | null;
+  /**
+   * A server that changes nothing (`charter view`): routes that would (start, cancel, approve, keys, tenant
+   * configuration) are not registered at all, so they answer 404 like any unknown path.
+   */
+  readonly readOnly?: boolean;
+  /** `charter view`'s one-time sign-in: `POST /v1/view/session` exchanges it for a session credential. */
+  readonly localViewer?: LocalViewerSessions;
 }
 
 /** A Charter server, built and ready to listen. */
@@ -88,6 +97,7 @@ export async function createServer(options: CreateServerOptions): Promise<Charte
   const authenticate = createAuthenticator({
     store,
     jwt: jwtConfiguration === undefined ? null : createJwtVerifier(jwtConfiguration, environment),
+    ...(options.localViewer !== undefined ? { localSessions: options.localViewer } : {}),
   });
   const violations: TenantScopeViolations = createTenantScopeViolations({
     store,
@@ -182,51 +192,75 @@ export async function createServer(options: CreateServerOptions): Promise<Charte
   });
   await app.register(healthRoutes, { store: options.store });
   await app.register(openApiRoutes);
-  await app.register(keyRoutes, { store, environment, violations });
-  await app.register(runRoutes, {
-    store,
-    environment,
-    violations,
-    ...(options.dispatcher !== undefined ? { dispatcher: options.dispatcher } : {}),
-  });
-  const { workflows, repositories } = options.configuration ?? {};
-  await app.register(workflowRunRoutes, {
-    store,
-    environment,
-    violations,
-    ...(options.dispatcher !== undefined ? { dispatcher: options.dispatcher } : {}),
-    ...(workflows !== undefined ? { workflowsDirectory: workflows } : {}),
-  });
-  await app.register(workItemRunRoutes, {
-    store,
-    environment,
-    violations,
-    ...(options.dispatcher !== undefined ? { dispatcher: options.dispatcher } : {}),
-    ...(repositories !== undefined ? { repositories } : {}),
-  });
-  await app.register(runEventRoutes, {
-    store,
-    violations,
-    ...(options.dispatcher?.events !== undefined ? { events: options.dispatcher.events } : {}),
-  });
-  await app.register(chatCompletionRoutes, {
-    store,
-    environment,
-    ...(options.dispatcher !== undefined ? { dispatcher: options.dispatcher } : {}),
-  });
-  await app.register(tenantConfigurationRoutes, {
-    store,
-    environment,
-    secretsKey: options.secretsKey ?? null,
-  });
-  await app.register(statsRoutes, { store, environment });
-  await app.register(runInspectionRoutes, { store, violations });
-  await app.register(sessionRoutes, {});
-  await app.register(
-    viewerRoutes,
-    options.viewerDirectory !== undefined ? { directory: options.viewerDirectory } : {},
-  );
+  if (options.localViewer !== undefined)
+    await app.register(localViewerRoutes, { sessions: options.localViewer });
+  // Read-only: the route groups are registered in a scope whose methods that change things register nothing
+  // (Fastify's child scopes inherit them), so no writing route exists, rather than each one refusing.
+  if (options.readOnly === true) {
+    await app.register(async (readOnlyScope) => {
+      const ignored = () => readOnlyScope;
+      const route = readOnlyScope.route.bind(readOnlyScope);
+      Object.assign(readOnlyScope, {
+        post: ignored,
+        put: ignored,
+        patch: ignored,
+        delete: ignored,
+        route: (routeOptions: Parameters<typeof route>[0]) =>
+          [routeOptions.method].flat().every((method) => method === "GET" || method === "HEAD")
+            ? route(routeOptions)
+            : readOnlyScope,
+      });
+      await registerRouteGroups(readOnlyScope);
+    });
+  } else await registerRouteGroups(app);
   await app.ready();
+
+  async function registerRouteGroups(app: FastifyInstance): Promise<void> {
+    await app.register(keyRoutes, { store, environment, violations });
+    await app.register(runRoutes, {
+      store,
+      environment,
+      violations,
+      ...(options.dispatcher !== undefined ? { dispatcher: options.dispatcher } : {}),
+    });
+    const { workflows, repositories } = options.configuration ?? {};
+    await app.register(workflowRunRoutes, {
+      store,
+      environment,
+      violations,
+      ...(options.dispatcher !== undefined ? { dispatcher: options.dispatcher } : {}),
+      ...(workflows !== undefined ? { workflowsDirectory: workflows } : {}),
+    });
+    await app.register(workItemRunRoutes, {
+      store,
+      environment,
+      violations,
+      ...(options.dispatcher !== undefined ? { dispatcher: options.dispatcher } : {}),
+      ...(repositories !== undefined ? { repositories } : {}),
+    });
+    await app.register(runEventRoutes, {
+      store,
+      violations,
+      ...(options.dispatcher?.events !== undefined ? { events: options.dispatcher.events } : {}),
+    });
+    await app.register(chatCompletionRoutes, {
+      store,
+      environment,
+      ...(options.dispatcher !== undefined ? { dispatcher: options.dispatcher } : {}),
+    });
+    await app.register(tenantConfigurationRoutes, {
+      store,
+      environment,
+      secretsKey: options.secretsKey ?? null,
+    });
+    await app.register(statsRoutes, { store, environment });
+    await app.register(runInspectionRoutes, { store, violations });
+    await app.register(sessionRoutes, { readOnly: options.readOnly === true });
+    await app.register(
+      viewerRoutes,
+      options.viewerDirectory !== undefined ? { directory: options.viewerDirectory } : {},
+    );
+  }
 
   return {
     app,

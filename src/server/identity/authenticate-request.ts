@@ -3,6 +3,7 @@ import type { RunStore } from "../../store/run-store.js";
 import { apiKeyIdOf, apiKeyMatches, apiKeyPrefix } from "./api-key-text.js";
 import type { CallerIdentity } from "./caller-identity.js";
 import type { JwtVerifier } from "./jwt-verifier.js";
+import type { LocalViewerSessions } from "./local-viewer-sessions.js";
 import { isServerRole } from "./server-permissions.js";
 
 /** Reads who made a request from its `Authorization` header. */
@@ -17,6 +18,8 @@ export type Authenticator = (authorization: string | undefined) => Promise<Calle
 export function createAuthenticator(options: {
   readonly store: RunStore;
   readonly jwt: JwtVerifier | null;
+  /** `charter view`'s sessions: a credential of one of them is its local viewer. */
+  readonly localSessions?: LocalViewerSessions;
 }): Authenticator {
   return async (authorization) => {
     if (authorization === undefined || authorization.trim() === "") {
@@ -30,6 +33,8 @@ export function createAuthenticator(options: {
       throw authInvalid("scheme_unsupported", "credentials go in Authorization: Bearer <API key or JWT>");
     }
     const token = match[1] as string;
+    const local = options.localSessions?.identityOf(token) ?? null;
+    if (local !== null) return local;
     if (token.startsWith(apiKeyPrefix)) return apiKeyIdentity(options.store, token);
     if (options.jwt === null) {
       throw authInvalid(

@@ -6,5 +6,9 @@ export interface CallerIdentity {
   readonly userId: string | null;
   readonly role: ServerRole;
   /** How it proved it: an API key (with its id) or a JWT. */
-  readonly credential: { readonly kind: "api_key"; readonly keyId: string } | { readonly kind: "jwt" };
+  readonly credential:
+    | { readonly kind: "api_key"; readonly keyId: string }
+    | { readonly kind: "jwt" }
+    /** A session of `charter view`, from its one-time sign-in token. */
+    | { readonly kind: "local_session" };
 }

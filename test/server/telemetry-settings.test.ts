@@ -31,6 +31,7 @@ describe("telemetrySettings: OpenTelemetry's own environment variables", () => {
       tracesHeaders: {},
       metricsHeaders: {},
       serviceName: "charter",
+      resourceAttributes: {},
       metricExportIntervalMilliseconds: 60_000,
       spanExportDelayMilliseconds: 5_000,
     });
@@ -61,9 +62,11 @@ describe("telemetrySettings: OpenTelemetry's own environment variables", () => {
         OTEL_EXPORTER_OTLP_HEADERS: "api-key=a%20b,tenant=acme",
         OTEL_EXPORTER_OTLP_TRACES_HEADERS: "tenant=traces",
         OTEL_SERVICE_NAME: "charter-eu",
+        OTEL_RESOURCE_ATTRIBUTES: "deployment.environment=prod,service.name=ignored,team=a%2Cb",
         OTEL_BSP_SCHEDULE_DELAY: "1000",
       }),
     ).toMatchObject({
+      resourceAttributes: { "deployment.environment": "prod", "service.name": "ignored", team: "a,b" },
       tracesProtocol: "http/json",
       metricsProtocol: "http/protobuf",
       tracesHeaders: { "api-key": "a b", tenant: "traces" },
@@ -71,6 +74,15 @@ describe("telemetrySettings: OpenTelemetry's own environment variables", () => {
       serviceName: "charter-eu",
       spanExportDelayMilliseconds: 1000,
     });
+  });
+
+  it("takes the service name from OTEL_RESOURCE_ATTRIBUTES when OTEL_SERVICE_NAME is not set", () => {
+    expect(
+      telemetrySettings({
+        OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318",
+        OTEL_RESOURCE_ATTRIBUTES: "service.name=charter-eu-1",
+      })?.serviceName,
+    ).toBe("charter-eu-1");
   });
 
   it("refuses what it cannot honour with CONFIGURATION_INVALID naming the variable (never a header's value)", () => {

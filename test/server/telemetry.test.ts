@@ -121,7 +121,10 @@ const noTelemetry = {
   OTEL_EXPORTER_OTLP_PROTOCOL: undefined,
   OTEL_EXPORTER_OTLP_HEADERS: undefined,
   OTEL_SERVICE_NAME: undefined,
+  OTEL_RESOURCE_ATTRIBUTES: undefined,
   OTEL_SDK_DISABLED: undefined,
+  OTEL_BSP_SCHEDULE_DELAY: undefined,
+  OTEL_METRIC_EXPORT_INTERVAL: undefined,
 };
 
 async function serve(project: ServedProject, env: Readonly<Record<string, string | undefined>>) {
@@ -168,6 +171,7 @@ describe("OpenTelemetry export of charter serve's runs", { timeout: 120_000 }, (
       OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
       OTEL_EXPORTER_OTLP_HEADERS: "x-collector-key=collector%20secret",
       OTEL_SERVICE_NAME: "charter-under-test",
+      OTEL_RESOURCE_ATTRIBUTES: "deployment.environment=test",
       // Nothing is sent on a timer within the test: what arrives, the SIGTERM drain sent.
       OTEL_BSP_SCHEDULE_DELAY: "600000",
       OTEL_METRIC_EXPORT_INTERVAL: "600000",
@@ -198,6 +202,7 @@ describe("OpenTelemetry export of charter serve's runs", { timeout: 120_000 }, (
     expect(runSpan).toBeDefined();
     const root = runSpan!;
     expect(root.resource["service.name"]).toBe("charter-under-test");
+    expect(root.resource["deployment.environment"]).toBe("test");
     expect(root.name).toBe("invoke_agent helper");
     // The caller's trace: the run's span is a child of the span its traceparent named.
     expect(root.traceId).toBe(callerTraceId);
@@ -334,7 +339,7 @@ describe("OpenTelemetry export of charter serve's runs", { timeout: 120_000 }, (
     expect(packages).not.toContain("@opentelemetry/exporter-trace-otlp-proto");
   });
 
-  it("exports OTLP protobuf by default, to the signal's own endpoint, and starts a trace of the run's own without a traceparent", async () => {
+  it("exports OTLP protobuf by default, to the signal's own endpoint, a trace of the run's own without a valid traceparent, the caller's for a chat completion with one", async () => {
     const collector = await receiver();
     const project = await servedProject();
     const served = await serve(project, {
@@ -343,6 +348,17 @@ describe("OpenTelemetry export of charter serve's runs", { timeout: 120_000 }, (
     });
     // An invalid traceparent is ignored, as W3C Trace Context says: the run is served as any other.
     const run = await runToTheEnd(served.address, project.key, { traceparent: "00-not-a-trace-01" });
+    // A run started through the OpenAI-compatible route joins the caller's trace as well.
+    const completion = await fetch(`${served.address}/v1/chat/completions`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${project.key}`,
+        "content-type": "application/json",
+        traceparent: `00-${callerTraceId}-${callerSpanId}-01`,
+      },
+      body: JSON.stringify({ model: "helper", messages: [{ role: "user", content: "Echo again." }] }),
+    });
+    expect(completion.status).toBe(200);
     expect(await served.stop("SIGTERM")).toBe(0);
     const exports = await collector.waitFor("the run's spans", hasPath("/custom/traces"));
     expect(exports.every((each) => each.path === "/custom/traces")).toBe(true);
@@ -364,6 +380,9 @@ describe("OpenTelemetry export of charter serve's runs", { timeout: 120_000 }, (
       expect(bytes).toContain(text);
     // The run's own trace, whose id derives from the run id (so that a continuation finds it).
     expect(bytes).toContain(Buffer.from(runTraceIds(run.runId).traceId, "hex").toString("latin1"));
+    // The chat completion's run: its span in the caller's trace, the caller's span as its parent.
+    expect(bytes).toContain(Buffer.from(callerTraceId, "hex").toString("latin1"));
+    expect(bytes).toContain(Buffer.from(callerSpanId, "hex").toString("latin1"));
   });
 
   it("a run continued after a person's approval is a second invoke_agent span in the run's trace, linked to the first", async () => {

@@ -105,7 +105,9 @@ export async function createOtlpRunTelemetryExporter(
   redactor: SecretRedactor,
   onError: (error: unknown) => void = () => {},
 ): Promise<RunTelemetryExporter> {
-  const resource = defaultResource().merge(resourceFromAttributes({ "service.name": settings.serviceName }));
+  const resource = defaultResource().merge(
+    resourceFromAttributes({ ...settings.resourceAttributes, "service.name": settings.serviceName }),
+  );
   const ids = runIdGenerator();
   const spanExporters: SpanExporter[] =
     settings.tracesUrl === null

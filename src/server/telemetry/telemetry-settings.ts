@@ -14,8 +14,10 @@ export interface TelemetrySettings {
   /** Headers sent with every export (`OTEL_EXPORTER_OTLP_HEADERS`, then the signal's own). */
   readonly tracesHeaders: Readonly<Record<string, string>>;
   readonly metricsHeaders: Readonly<Record<string, string>>;
-  /** `OTEL_SERVICE_NAME`, default `charter`. */
+  /** `OTEL_SERVICE_NAME`, else `service.name` of `OTEL_RESOURCE_ATTRIBUTES`, else `charter`. */
   readonly serviceName: string;
+  /** `OTEL_RESOURCE_ATTRIBUTES` (`deployment.environment=prod,...`): more attributes of the process's resource. */
+  readonly resourceAttributes: Readonly<Record<string, string>>;
   /** `OTEL_METRIC_EXPORT_INTERVAL` in milliseconds (default 60 000): how often metrics are sent. */
   readonly metricExportIntervalMilliseconds: number;
   /** `OTEL_BSP_SCHEDULE_DELAY` in milliseconds (default 5 000): how long ended spans wait to be sent in a batch. */
@@ -31,6 +33,10 @@ type Environment = Readonly<Record<string, string | undefined>>;
 function nonEmpty(environment: Environment, name: string): string | undefined {
   const value = environment[name]?.trim();
   return value === undefined || value === "" ? undefined : value;
+}
+
+function nonEmptyText(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === "" ? undefined : value;
 }
 
 function checkedUrl(name: string, value: string): string {
@@ -125,6 +131,8 @@ export function telemetrySettings(environment: Environment): TelemetrySettings |
   const metricsUrl = signalUrl(environment, "METRICS");
   if (tracesUrl === null && metricsUrl === null) return null;
   const general = headersOf(environment, "OTEL_EXPORTER_OTLP_HEADERS");
+  // The same key=value list, URL-decoded, as the resource specification writes it.
+  const resourceAttributes = headersOf(environment, "OTEL_RESOURCE_ATTRIBUTES");
   return {
     tracesUrl,
     metricsUrl,
@@ -132,7 +140,11 @@ export function telemetrySettings(environment: Environment): TelemetrySettings |
     metricsProtocol: protocolOf(environment, "METRICS"),
     tracesHeaders: { ...general, ...headersOf(environment, "OTEL_EXPORTER_OTLP_TRACES_HEADERS") },
     metricsHeaders: { ...general, ...headersOf(environment, "OTEL_EXPORTER_OTLP_METRICS_HEADERS") },
-    serviceName: nonEmpty(environment, "OTEL_SERVICE_NAME") ?? "charter",
+    serviceName:
+      nonEmpty(environment, "OTEL_SERVICE_NAME") ??
+      nonEmptyText(resourceAttributes["service.name"]) ??
+      "charter",
+    resourceAttributes,
     metricExportIntervalMilliseconds: milliseconds(
       environment,
       "OTEL_METRIC_EXPORT_INTERVAL",

@@ -161,7 +161,15 @@ describe.each(testBackends)("the runs API on %s", (backend) => {
         body: { agent: "helper", prompt: `run ${index}` },
       });
       ids.push(started.body.runId);
-      if (index < 2) await eventually(`run ${index} at the model`, () => api.model.requests.length > index);
+      if (index < 2) {
+        const runId = started.body.runId;
+        await eventually(`run ${index} at the model`, () => api.model.requests.length > index);
+        // At the model, its worker has it: running, never queued (EXECUTING: stored, so listed with the stored runs).
+        await eventually(`run ${index} running`, async () => {
+          const run = await api.request("GET", `/v1/runs/${runId}`, { key: operator });
+          return run.body.status === "running" && run.body.lifecycle === "EXECUTING";
+        });
+      }
     }
     const listed = await api.request("GET", "/v1/runs", { key: operator });
     expect(listed.body.runs.map((run: { runId: string; status: string }) => [run.runId, run.status])).toEqual(

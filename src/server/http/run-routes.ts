@@ -303,14 +303,15 @@ export const runRoutes: FastifyPluginAsync<RunRoutesOptions> = async (app, optio
       const { status, agent, limit, cursor } = request.query;
       const offset = cursor === undefined ? 0 : decodeCursor(cursor);
       const tenantStore = store.forTenant(tenantId);
-      // The runs waiting for a worker have no run row yet: they lead the first page (they are the newest), and the
-      // cursor counts stored runs only. Few wait at a time; a page of them past `limit` is cut at `limit`.
+      // The runs waiting for a worker (or just taken by one) have no run row yet: they lead the first page (they
+      // are the newest), and the cursor counts stored runs only. Few wait at a time; past `limit` they are cut.
       const queued =
         offset === 0 && (status === undefined || status === "queued")
           ? (await tenantStore.listQueuedRunRequests({ limit: 1000 }))
               .filter((queuedRequest) => agent === undefined || queuedAgent(queuedRequest) === agent)
-              .slice(0, limit)
               .map((queuedRequest) => queuedRunView(queuedRequest))
+              .filter((view) => status === undefined || view.status === status)
+              .slice(0, limit)
           : [];
       if (status === "queued") return { runs: queued, nextCursor: null };
       const room = limit - queued.length;

@@ -47,9 +47,12 @@ export function queuedRunView(request: RunRequestRecord, ended: StoredRunEvent |
     readonly outcome?: string;
     readonly error?: { readonly code?: string } | null;
   };
+  // Not ended: waiting for a worker (REQUESTED), or taken by one that has not stored the run yet (ROUTED...).
   const status =
     ended === null
-      ? ("queued" as const)
+      ? request.state === "REQUESTED"
+        ? ("queued" as const)
+        : ("running" as const)
       : data.cancelled === true
         ? ("interrupted" as const)
         : ended.type === "COMPLETED"

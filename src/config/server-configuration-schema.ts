@@ -74,6 +74,17 @@ const repositoriesSchema = z.record(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]
  */
 const serverToolCacheSchema = z.object({ defaultTtl: durationSchema.nullable().optional() }).strict();
 
+const budgetSchema = z.object({ limit: z.number().positive(), period: z.enum(["day", "month"]) }).strict();
+
+/**
+ * `server.budgets`: what each tenant's runs may consume per calendar period in UTC (`day` or `month`): `tokens`
+ * (input and output tokens of every model call) and `costUsd` (their cost from `pricing`). A tenant's own
+ * `budgets` (tenant configuration) wins, budget by budget. Default none.
+ */
+export const budgetsSchema = z
+  .object({ tokens: budgetSchema.nullable().optional(), costUsd: budgetSchema.nullable().optional() })
+  .strict();
+
 const jwtSchema = z
   .object(jwtShape)
   .strict()
@@ -105,6 +116,7 @@ export const serverLayerSchema = z
     workflows: workflowsFolderSchema.optional(),
     repositories: repositoriesSchema.optional(),
     toolCache: serverToolCacheSchema.optional(),
+    budgets: budgetsSchema.optional(),
   })
   .strict();
 
@@ -118,9 +130,11 @@ export const serverSchema = z
     workflows: workflowsFolderSchema.optional(),
     repositories: repositoriesSchema.optional(),
     toolCache: serverToolCacheSchema.optional(),
+    budgets: budgetsSchema.optional(),
   })
   .strict();
 
 export type ServerConfiguration = z.output<typeof serverSchema>;
 export type JwtConfiguration = z.output<typeof jwtSchema>;
 export type RateLimitConfiguration = z.output<typeof rateLimitsSchema>;
+export type BudgetsConfiguration = z.output<typeof budgetsSchema>;

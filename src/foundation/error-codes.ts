@@ -62,6 +62,9 @@ export const errorCodes = [
   "PROTOCOL_NO_TOOLS",
   "PROTOCOL_MALFORMED",
   "BUDGET_EXHAUSTED",
+  // A budget outside the run (a server tenant's tokens or cost for the day or month) is spent: refused at the
+  // start, or the run stops before its next model call.
+  "TENANT_BUDGET_EXHAUSTED",
   "TIMEOUT",
   "CONTRACT_VIOLATION",
   "TOOL_RESULT_INVALID",

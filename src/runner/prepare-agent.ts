@@ -41,6 +41,7 @@ import { ToolRegistry } from "../tools/tool-registry.js";
 import { createHashChainTranscript, type HashChainTranscript } from "../transcript/hash-chain-transcript.js";
 import type { TranscriptWriter } from "../transcript/transcript-writer.js";
 import { createFinalReportSupport } from "./final-report-support.js";
+import { budgetedModelClient, type ModelCallBudget } from "./model-call-budget.js";
 import { redactingModelClient } from "./redacting-model-client.js";
 
 /** Everything that stays the same across runs of one agent. */
@@ -51,6 +52,8 @@ export interface AgentDefinition {
   /** The contract's model targets and, in the same order, the clients that reach them. */
   readonly targets: readonly ContractModelTargetInput[];
   readonly models: readonly ModelClient[];
+  /** Asked before each model call and told what it consumed (a server tenant's budgets); default none. */
+  readonly modelCallBudget?: ModelCallBudget;
   /** Prices per target (same order as `targets`), for `costUsd`; missing or null means unknown. */
   readonly pricing?: readonly (ModelPricing | null)[];
   /**
@@ -255,7 +258,12 @@ export function prepareAgent(definition: AgentDefinition): PreparedAgent {
   // Secrets are redacted where data enters the session (the prompt, each model answer, each tool result), so that
   // every copy of it (conversation, checkpoints, stored results, report, printed output) holds what the transcript
   // holds, and the request hashes, computed over it, are the ones a replay of the redacted record rebuilds.
-  const models = definition.models.map((model) => redactingModelClient(model, redactor));
+  const models = definition.models.map((model, index) => {
+    const redacted = redactingModelClient(model, redactor);
+    return definition.modelCallBudget === undefined
+      ? redacted
+      : budgetedModelClient(redacted, definition.modelCallBudget, definition.pricing?.[index] ?? null);
+  });
   const redactResult = (result: ToolExecutionResult): ToolExecutionResult => {
     const redacted = redactor.redactValue(result) as ToolExecutionResult;
     return redacted === result ? result : freezeToolResult(redacted);

@@ -79,6 +79,7 @@ function redactModelCallError(error: ModelCallError, redactor: SecretRedactor): 
   if (redactor.secretCount === 0) return error;
   // The original is not kept as the cause: its message and body are what must not be printed or stored.
   return new ModelCallError(error.errorClass, redactor.redactString(error.message), {
+    code: error.code,
     statusCode: error.statusCode,
     retryAfterMs: error.retryAfterMs,
     rawResponse: redactor.redactValue(error.rawResponse),

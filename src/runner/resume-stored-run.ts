@@ -32,6 +32,7 @@ export interface ResumeStoredRunOptions
     | "onRouted"
     | "toolCallAdmission"
     | "toolCache"
+    | "modelCallBudget"
   > {
   readonly runId: string;
   /** `--approve <call-id>`: pending destructive calls to run (each call the run waits on, in its turn, once). */
@@ -229,6 +230,7 @@ export async function resumeStoredRun(options: ResumeStoredRunOptions): Promise<
         : {}),
       ...(options.toolCallAdmission !== undefined ? { toolCallAdmission: options.toolCallAdmission } : {}),
       ...(options.toolCache !== undefined ? { toolCache: options.toolCache } : {}),
+      ...(options.modelCallBudget !== undefined ? { modelCallBudget: options.modelCallBudget } : {}),
       // The run goes on under the tool permissions it started with, whoever resumes it.
       ...(prepared.invocation.tool_permissions !== undefined
         ? {

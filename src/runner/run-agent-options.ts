@@ -14,6 +14,7 @@ import type { McpElicitationAnswer } from "../tools/sources/mcp-client-features.
 import type { RegisteredTool } from "../tools/tool-definition.js";
 import type { AgentCatalog } from "./agent-catalog.js";
 import type { CompletedToolCall, ToolCallDecision, TurnCall } from "./guard-tool-calls.js";
+import type { ModelCallBudget } from "./model-call-budget.js";
 import type { ConversationHistoryMessage } from "./prepare-agent.js";
 import type { ToolCallAdmission } from "./tool-call-admission.js";
 import type { RunToolPermissions } from "./tool-permissions.js";
@@ -56,6 +57,12 @@ export interface RunAgentOptions {
    * model sees. Not recorded with the run: a resume is given it again.
    */
   readonly toolCallAdmission?: ToolCallAdmission;
+  /**
+   * A budget the run's model calls spend (a server tenant's tokens and cost): asked before each model call of the
+   * run and its sub-agents, told what each consumed; a refusal stops the run (FAILED_BUDGET_EXHAUSTED,
+   * TENANT_BUDGET_EXHAUSTED). Not recorded with the run: a resume is given it again.
+   */
+  readonly modelCallBudget?: ModelCallBudget;
   /**
    * The read-only tool cache of a server run: results are cached within `scope` of the run's tenant (the caller's
    * role), every read-only tool for `defaultTtl` milliseconds unless `toolCache` names its own TTL (null: only the

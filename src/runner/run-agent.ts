@@ -353,6 +353,9 @@ async function runLoadedAgent(
       ...(topLevel && context.resume !== null ? { recordedContract: context.resume.contractVersion } : {}),
       ...(selection !== null ? { agentSelection: selection } : {}),
       queues: processToolQueues(configuration.queues),
+      ...(context.options.modelCallBudget !== undefined
+        ? { modelCallBudget: context.options.modelCallBudget }
+        : {}),
       ...(Object.keys(configuration.toolCache).length > 0 || context.options.toolCache !== undefined
         ? {
             toolCache: {

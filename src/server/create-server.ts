@@ -217,7 +217,10 @@ export async function createServer(options: CreateServerOptions): Promise<Charte
 
   async function registerRouteGroups(app: FastifyInstance): Promise<void> {
     await app.register(keyRoutes, { store, environment, violations });
+    const budgets = options.configuration?.budgets;
+    const budgetOption = budgets !== undefined ? { budgets } : {};
     await app.register(runRoutes, {
+      ...budgetOption,
       store,
       environment,
       violations,
@@ -225,6 +228,7 @@ export async function createServer(options: CreateServerOptions): Promise<Charte
     });
     const { workflows, repositories } = options.configuration ?? {};
     await app.register(workflowRunRoutes, {
+      ...budgetOption,
       store,
       environment,
       violations,
@@ -232,6 +236,7 @@ export async function createServer(options: CreateServerOptions): Promise<Charte
       ...(workflows !== undefined ? { workflowsDirectory: workflows } : {}),
     });
     await app.register(workItemRunRoutes, {
+      ...budgetOption,
       store,
       environment,
       violations,
@@ -244,6 +249,7 @@ export async function createServer(options: CreateServerOptions): Promise<Charte
       ...(options.dispatcher?.events !== undefined ? { events: options.dispatcher.events } : {}),
     });
     await app.register(chatCompletionRoutes, {
+      ...budgetOption,
       store,
       environment,
       ...(options.dispatcher !== undefined ? { dispatcher: options.dispatcher } : {}),
@@ -253,7 +259,7 @@ export async function createServer(options: CreateServerOptions): Promise<Charte
       environment,
       secretsKey: options.secretsKey ?? null,
     });
-    await app.register(statsRoutes, { store, environment });
+    await app.register(statsRoutes, { store, environment, ...budgetOption });
     await app.register(runInspectionRoutes, { store, violations });
     await app.register(sessionRoutes, { readOnly: options.readOnly === true });
     await app.register(

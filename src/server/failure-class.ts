@@ -29,6 +29,7 @@ const classByCode: Partial<Record<ErrorCode, FailureClass>> = {
   CLIENT_BLOCKED: "tenant_scope_violation",
   MODEL_RATE_LIMITED: "rate_limit_exceeded",
   RATE_LIMIT_EXCEEDED: "rate_limit_exceeded",
+  TENANT_BUDGET_EXHAUSTED: "rate_limit_exceeded",
   MODEL_QUOTA_EXCEEDED: "provider_error",
   MODEL_TIMEOUT: "timeout",
   TIMEOUT: "timeout",

@@ -89,6 +89,7 @@ export async function loadRunExecutionSetup(options: RunExecutionSetupOptions): 
       const toolCallLimits = loaded.configuration.server?.rateLimits?.toolCalls;
       const { workflows, repositories } = loaded.configuration.server ?? {};
       const toolCacheDefaultTtl = loaded.configuration.server?.toolCache?.defaultTtl;
+      const budgets = loaded.configuration.server?.budgets;
       return {
         ...layers,
         store,
@@ -99,6 +100,7 @@ export async function loadRunExecutionSetup(options: RunExecutionSetupOptions): 
         ...(workflows !== undefined ? { workflowsDirectory: resolve(cwd, workflows) } : {}),
         ...(repositories !== undefined ? { repositories } : {}),
         ...(toolCacheDefaultTtl !== undefined ? { toolCacheDefaultTtl } : {}),
+        ...(budgets !== undefined ? { budgets } : {}),
         // Each tenant's configuration (provider keys, models) applies wherever its runs execute.
         tenantConfiguration: createTenantConfigurationResolver({
           store,

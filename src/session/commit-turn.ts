@@ -123,6 +123,16 @@ function decide(state: SessionState, now: number, context: SessionContext): Term
       violation.details,
     );
   }
+  if (violation?.kind === "fatal_model_error" && violation.code === "TENANT_BUDGET_EXHAUSTED") {
+    // A budget outside the run (a server tenant's) refused the model call before it was made.
+    return failure(
+      "FAILED_BUDGET_EXHAUSTED",
+      "tenant_budget",
+      violation.code,
+      violation.detail,
+      "tenant_budget_exhausted",
+    );
+  }
   if (violation?.kind === "fatal_model_error" && violation.code === "MODEL_QUOTA_EXCEEDED") {
     return failure(
       "FAILED_BUDGET_EXHAUSTED",

@@ -17,6 +17,7 @@ import {
 } from "../../store/run-event-records.js";
 import type { RunStore } from "../../store/run-store.js";
 import { failureClassOf } from "../failure-class.js";
+import { createModelCallBudget } from "../limits/tenant-budgets.js";
 import { createToolCallAdmission } from "../limits/tool-call-rate-limiter.js";
 import type { ProviderKeySource } from "../tenants/resolve-tenant-settings.js";
 import { conversationHistory } from "./conversation-history.js";
@@ -207,6 +208,7 @@ export async function continueRunRequest(
     ...(base.processEnvironment !== undefined ? { processEnvironment: base.processEnvironment } : {}),
     ...(base.toolCallAdmission !== undefined ? { toolCallAdmission: base.toolCallAdmission } : {}),
     ...(base.toolCache !== undefined ? { toolCache: base.toolCache } : {}),
+    ...(base.modelCallBudget !== undefined ? { modelCallBudget: base.modelCallBudget } : {}),
     signal: observed.signal,
     ...(continuation.kind === "decision"
       ? { approve: continuation.decision.approve, deny: continuation.decision.deny }
@@ -291,6 +293,13 @@ function runnerOptions(
   });
   return {
     ...(toolCallAdmission !== undefined ? { toolCallAdmission } : {}),
+    // Every model call counts against the tenant's budgets, and is refused once one is spent.
+    modelCallBudget: createModelCallBudget({
+      store: context.store,
+      tenantId: request.tenantId,
+      environment: context.environment,
+      ...(context.budgets !== undefined ? { serverBudgets: context.budgets } : {}),
+    }),
     // Read-only results are shared by the runs of one tenant and role (what a role may call, and so see, differs).
     toolCache: {
       scope: `role:${request.role}`,

@@ -1,5 +1,6 @@
 import type { ConfigurationCache } from "../../config/configuration-cache.js";
 import type { ConfigurationOverlay } from "../../config/load-configuration.js";
+import type { BudgetsConfiguration } from "../../config/server-configuration-schema.js";
 import type { RuntimeEnvironment } from "../../foundation/environment.js";
 import type { SecretRedactor } from "../../foundation/secret-redactor.js";
 import type { AgentCatalog } from "../../runner/agent-catalog.js";
@@ -68,6 +69,8 @@ export interface RunExecutionContext {
    * names. Default 90 s.
    */
   readonly toolCacheDefaultTtl?: number | null;
+  /** `server.budgets`: each tenant's token and cost budgets unless its configuration sets its own; default none. */
+  readonly budgets?: BudgetsConfiguration;
   /** Told of every lifecycle event once it is stored (live event streams in this process). */
   readonly events?: RunEventHub;
   /**

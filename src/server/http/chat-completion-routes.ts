@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
+import type { BudgetsConfiguration } from "../../config/server-configuration-schema.js";
 import { CharterError } from "../../foundation/charter-error.js";
 import type { RuntimeEnvironment } from "../../foundation/environment.js";
 import type { ErrorCode } from "../../foundation/error-codes.js";
@@ -9,6 +10,7 @@ import type { StoredRunEvent } from "../../store/run-event-records.js";
 import type { RunStore } from "../../store/run-store.js";
 import type { RunDispatcher } from "../execution/run-dispatcher.js";
 import type { RunRequest } from "../execution/run-request.js";
+import { checkTenantBudgets } from "../limits/tenant-budgets.js";
 import { traceContextField } from "../telemetry/trace-context-field.js";
 import { checkAgentAllowed } from "./check-agent-allowed.js";
 import { type errorResponse, errorResponseOf } from "./error-response.js";
@@ -16,6 +18,8 @@ import { openEventStream } from "./event-stream.js";
 import { identityOf } from "./request-identity.js";
 
 export interface ChatCompletionRoutesOptions {
+  /** `server.budgets`: a tenant whose token or cost budget is spent starts no run (429); default none. */
+  readonly budgets?: BudgetsConfiguration;
   readonly store: RunStore;
   readonly dispatcher?: RunDispatcher;
   readonly environment: RuntimeEnvironment;
@@ -235,6 +239,12 @@ export const chatCompletionRoutes: FastifyPluginAsync<ChatCompletionRoutesOption
       const body = request.body;
       const { prompt, earlier } = promptOfMessages(body.messages);
       await checkAgentAllowed(tenantStore, body.model);
+      await checkTenantBudgets({
+        store,
+        tenantId: identity.tenantId,
+        environment,
+        ...(options.budgets !== undefined ? { serverBudgets: options.budgets } : {}),
+      });
       const correlationId = correlationIdOf(request, reply);
       const now = environment.now();
       const runId = environment.newId("run");

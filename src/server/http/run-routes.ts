@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
+import type { BudgetsConfiguration } from "../../config/server-configuration-schema.js";
 import { CharterError } from "../../foundation/charter-error.js";
 import { contentHash } from "../../foundation/content-hash.js";
 import type { RuntimeEnvironment } from "../../foundation/environment.js";
@@ -12,6 +13,7 @@ import type { TranscriptEntry } from "../../transcript/transcript-entry.js";
 import type { RunDispatcher } from "../execution/run-dispatcher.js";
 import type { RunRequest } from "../execution/run-request.js";
 import type { TenantScopeViolations } from "../identity/tenant-scope-violations.js";
+import { checkTenantBudgets } from "../limits/tenant-budgets.js";
 import { traceContextField } from "../telemetry/trace-context-field.js";
 import type { TenantConfiguration } from "../tenants/tenant-configuration.js";
 import { authenticatedErrors, errorReference } from "./error-schema.js";
@@ -28,6 +30,8 @@ interface OwnRun {
 }
 
 export interface RunRoutesOptions {
+  /** `server.budgets`: a tenant whose token or cost budget is spent starts no run (429); default none. */
+  readonly budgets?: BudgetsConfiguration;
   readonly store: RunStore;
   /** Where accepted runs go; without one, the routes that start or steer runs answer 500 (`no_dispatcher`). */
   readonly dispatcher?: RunDispatcher;
@@ -253,6 +257,13 @@ export const runRoutes: FastifyPluginAsync<RunRoutesOptions> = async (app, optio
           ...traceContextField(request.headers),
         };
         try {
+          // A retry of a run accepted before is answered below whatever the budgets; a new run needs budget left.
+          await checkTenantBudgets({
+            store,
+            tenantId: identity.tenantId,
+            environment,
+            ...(options.budgets !== undefined ? { serverBudgets: options.budgets } : {}),
+          });
           await dispatcherOf().dispatch(runRequest);
         } catch (error) {
           // Not accepted: a retry with the same key must be free to try again.

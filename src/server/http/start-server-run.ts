@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
+import type { BudgetsConfiguration } from "../../config/server-configuration-schema.js";
 import { CharterError } from "../../foundation/charter-error.js";
 import { contentHash } from "../../foundation/content-hash.js";
 import type { RuntimeEnvironment } from "../../foundation/environment.js";
@@ -6,12 +7,15 @@ import { checkCorrelationId } from "../../runner/check-correlation-id.js";
 import type { RunStore } from "../../store/run-store.js";
 import type { RunDispatcher } from "../execution/run-dispatcher.js";
 import type { RunRequest } from "../execution/run-request.js";
+import { checkTenantBudgets } from "../limits/tenant-budgets.js";
 import { identityOf } from "./request-identity.js";
 
 export interface StartServerRunOptions {
   readonly store: RunStore;
   readonly environment: RuntimeEnvironment;
   readonly dispatcher: RunDispatcher | undefined;
+  /** `server.budgets`: a tenant whose token or cost budget is spent starts no run (429); default none. */
+  readonly budgets?: BudgetsConfiguration;
 }
 
 /** The dispatcher, or the 500 a server that executes no runs answers. */
@@ -70,6 +74,13 @@ export async function startServerRun(
     } else return claim.existing.runId;
   }
   try {
+    // A retry of a run accepted before is answered above whatever the budgets; a new run needs budget left.
+    await checkTenantBudgets({
+      store: options.store,
+      tenantId: identity.tenantId,
+      environment: options.environment,
+      ...(options.budgets !== undefined ? { serverBudgets: options.budgets } : {}),
+    });
     await dispatcher.dispatch(build(runId, correlationId, now));
   } catch (error) {
     // Not accepted: a retry with the same key must be free to try again.

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync, FastifyRequest } from "fastify";
 import { isAgentIdReference } from "../../config/agent-reference.js";
+import type { BudgetsConfiguration } from "../../config/server-configuration-schema.js";
 import { CharterError } from "../../foundation/charter-error.js";
 import type { RuntimeEnvironment } from "../../foundation/environment.js";
 import type { RunRequestRecord } from "../../store/run-event-records.js";
@@ -18,6 +19,8 @@ import { dispatcherOf, startServerRun, waitUntilSettled } from "./start-server-r
 import { type WorkItemRunRecord, workItemRunSchema, workItemRunView } from "./work-item-run-view.js";
 
 export interface WorkItemRunRoutesOptions {
+  /** `server.budgets`: a tenant whose token or cost budget is spent starts no run (429); default none. */
+  readonly budgets?: BudgetsConfiguration;
   readonly store: RunStore;
   readonly environment: RuntimeEnvironment;
   readonly violations: TenantScopeViolations;
@@ -212,7 +215,12 @@ export const workItemRunRoutes: FastifyPluginAsync<WorkItemRunRoutesOptions> = a
       const runId = await startServerRun(
         request,
         reply,
-        { store, environment: options.environment, dispatcher: options.dispatcher },
+        {
+          store,
+          environment: options.environment,
+          dispatcher: options.dispatcher,
+          ...(options.budgets !== undefined ? { budgets: options.budgets } : {}),
+        },
         asked,
         (id, correlationId, now) => ({
           v: runRequestVersion,

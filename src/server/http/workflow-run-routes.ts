@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import type { FastifyPluginAsync, FastifyRequest } from "fastify";
+import type { BudgetsConfiguration } from "../../config/server-configuration-schema.js";
 import { CharterError } from "../../foundation/charter-error.js";
 import type { RuntimeEnvironment } from "../../foundation/environment.js";
 import type { RunStatus } from "../../store/run-record.js";
@@ -21,6 +22,8 @@ import { dispatcherOf, startServerRun, waitUntilSettled } from "./start-server-r
 import { workflowRunSchema, workflowRunView } from "./workflow-run-view.js";
 
 export interface WorkflowRunRoutesOptions {
+  /** `server.budgets`: a tenant whose token or cost budget is spent starts no run (429); default none. */
+  readonly budgets?: BudgetsConfiguration;
   readonly store: RunStore;
   readonly environment: RuntimeEnvironment;
   readonly violations: TenantScopeViolations;
@@ -181,7 +184,12 @@ export const workflowRunRoutes: FastifyPluginAsync<WorkflowRunRoutesOptions> = a
       const runId = await startServerRun(
         request,
         reply,
-        { store, environment, dispatcher: options.dispatcher },
+        {
+          store,
+          environment,
+          dispatcher: options.dispatcher,
+          ...(options.budgets !== undefined ? { budgets: options.budgets } : {}),
+        },
         asked,
         (id, correlationId, now) => ({
           v: runRequestVersion,

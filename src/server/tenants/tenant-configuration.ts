@@ -4,7 +4,9 @@
  * - `allowedAgents`: the registry ids the tenant may run (absent or null: every agent of the server);
  * - `models`: the model targets (`provider/model`) its runs use instead of the agent's and the server's;
  * - `providers.<name>`: per provider, the tenant's own `apiKey` and `baseUrl` (the provider itself, its type and
- *   models, are the server configuration's).
+ *   models, are the server configuration's);
+ * - `budgets`: the tenant's token and cost budgets (`{ limit, period: "day" | "month" }`), each instead of the
+ *   server's `server.budgets` one (null: none, whatever the server's).
  *
  * Version 1 of the stored document (`v`).
  */
@@ -12,7 +14,28 @@ export interface TenantConfiguration {
   readonly allowedAgents?: readonly string[] | null;
   readonly models?: readonly string[] | null;
   readonly providers?: Readonly<Record<string, TenantProviderSettings>>;
+  readonly budgets?: TenantBudgets;
 }
+
+export interface TenantBudget {
+  readonly limit: number;
+  readonly period: "day" | "month";
+}
+
+export interface TenantBudgets {
+  readonly tokens?: TenantBudget | null;
+  readonly costUsd?: TenantBudget | null;
+}
+
+const budgetJsonSchema = {
+  type: ["object", "null"],
+  additionalProperties: false,
+  required: ["limit", "period"],
+  properties: {
+    limit: { type: "number", exclusiveMinimum: 0 },
+    period: { type: "string", enum: ["day", "month"], description: "A calendar day or month in UTC." },
+  },
+} as const;
 
 export interface TenantProviderSettings {
   readonly apiKey?: string;
@@ -43,6 +66,13 @@ export const tenantConfigurationSchema = {
       description: "Model targets (provider/model) used instead of the agent's; null or absent: the agent's.",
       items: { type: "string", pattern: "^[^/\\s]+/\\S+$" },
       minItems: 1,
+    },
+    budgets: {
+      type: "object",
+      description:
+        "What the tenant's runs may consume per UTC day or month, each budget instead of the server's (null: none).",
+      additionalProperties: false,
+      properties: { tokens: budgetJsonSchema, costUsd: budgetJsonSchema },
     },
     providers: {
       type: "object",

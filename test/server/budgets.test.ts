@@ -248,6 +248,25 @@ describe.each(testBackends)("budgets at the API on %s", (backend) => {
     expect(chat.status).toBe(429);
     expect(chat.body.error.code).toBe("TENANT_BUDGET_EXHAUSTED");
     expect(chat.headers.get("retry-after")).toBe(String(6 * 3600));
+    // The tenant sees where its budgets stand.
+    const stats = await server.request("GET", "/v1/stats", { key: operator });
+    expect(stats.body.budgets).toEqual([
+      {
+        budget: "tokens",
+        limit: 1000,
+        period: "day",
+        used: 1000,
+        periodStart: "2026-01-01T00:00:00.000Z",
+        periodEnd: "2026-01-02T00:00:00.000Z",
+        exhausted: true,
+      },
+    ]);
+    const metrics = await fetch(`${server.address}/metrics`, {
+      headers: { authorization: `Bearer ${operator}` },
+    });
+    const text = await metrics.text();
+    expect(text).toContain('charter_budget_used{budget="tokens",period="day"} 1000\n');
+    expect(text).toContain('charter_budget_limit{budget="tokens",period="day"} 1000\n');
     // Nothing was accepted or run.
     expect((await server.request("GET", "/v1/runs", { key: operator })).body.runs).toEqual([]);
     expect(server.model.requests).toEqual([]);

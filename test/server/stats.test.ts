@@ -60,6 +60,8 @@ describe.each(testBackends)("GET /v1/stats on %s", (backend) => {
       requests: 4,
       requestsPerMinute: 0.066667,
       ...figures,
+      // No budget is configured for the tenant.
+      budgets: [],
     });
     const grouped = await server.request("GET", `/v1/stats?${range}&groupBy=status`, { key: viewer });
     expect(grouped.body.groups).toEqual([

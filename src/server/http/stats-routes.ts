@@ -1,7 +1,9 @@
 import type { FastifyPluginAsync } from "fastify";
+import type { BudgetsConfiguration } from "../../config/server-configuration-schema.js";
 import { CharterError } from "../../foundation/charter-error.js";
 import type { RuntimeEnvironment } from "../../foundation/environment.js";
 import type { RunStore } from "../../store/run-store.js";
+import { type BudgetStanding, tenantBudgetStandings } from "../limits/tenant-budgets.js";
 import { prometheusMetrics } from "../stats/prometheus-metrics.js";
 import {
   maximumStatisticsBuckets,
@@ -15,6 +17,41 @@ import { identityOf } from "./request-identity.js";
 export interface StatsRoutesOptions {
   readonly store: RunStore;
   readonly environment: RuntimeEnvironment;
+  /** `server.budgets`: the tenant's budgets are shown with what they stand at; default none. */
+  readonly budgets?: BudgetsConfiguration;
+}
+
+/** The tenant's budgets in their current periods, as `/v1/stats` shows them. */
+function budgetView(standing: BudgetStanding) {
+  return {
+    budget: standing.budget,
+    limit: standing.limit,
+    period: standing.period,
+    used: standing.used,
+    periodStart: new Date(standing.periodStart).toISOString(),
+    periodEnd: new Date(standing.periodEnd).toISOString(),
+    exhausted: standing.exhausted,
+  };
+}
+
+/** The same as Prometheus gauges: used and limit per budget. */
+function budgetMetrics(standings: readonly BudgetStanding[]): string {
+  if (standings.length === 0) return "";
+  const lines = [
+    "# HELP charter_budget_used What the tenant's runs consumed of a budget in its current period.",
+    "# TYPE charter_budget_used gauge",
+    ...standings.map(
+      (standing) =>
+        `charter_budget_used{budget="${standing.budget}",period="${standing.period}"} ${standing.used}`,
+    ),
+    "# HELP charter_budget_limit A budget's limit per period.",
+    "# TYPE charter_budget_limit gauge",
+    ...standings.map(
+      (standing) =>
+        `charter_budget_limit{budget="${standing.budget}",period="${standing.period}"} ${standing.limit}`,
+    ),
+  ];
+  return `${lines.join("\n")}\n`;
 }
 
 const day = 24 * 60 * 60 * 1000;
@@ -31,7 +68,15 @@ function instant(value: string | undefined, name: string, fallback: number): num
 }
 
 /** `GET /v1/stats`: the caller's tenant's run statistics over a time range (any role). */
-export const statsRoutes: FastifyPluginAsync<StatsRoutesOptions> = async (app, { store, environment }) => {
+export const statsRoutes: FastifyPluginAsync<StatsRoutesOptions> = async (app, options) => {
+  const { store, environment } = options;
+  const standings = (tenantId: string) =>
+    tenantBudgetStandings({
+      store,
+      tenantId,
+      environment,
+      ...(options.budgets !== undefined ? { serverBudgets: options.budgets } : {}),
+    });
   app.get<{
     Querystring: { from?: string; to?: string; groupBy?: StatisticsGrouping; bucketMinutes?: number };
   }>(
@@ -94,6 +139,7 @@ export const statsRoutes: FastifyPluginAsync<StatsRoutesOptions> = async (app, {
       });
       return {
         ...statistics,
+        budgets: (await standings(identityOf(request).tenantId)).map(budgetView),
         from: new Date(statistics.from).toISOString(),
         to: new Date(statistics.to).toISOString(),
         ...(statistics.series !== undefined
@@ -121,7 +167,9 @@ export const statsRoutes: FastifyPluginAsync<StatsRoutesOptions> = async (app, {
     },
     async (request, reply) => {
       const tenantStore = store.forTenant(identityOf(request).tenantId);
-      const text = await prometheusMetrics(tenantStore, environment.now());
+      const text =
+        (await prometheusMetrics(tenantStore, environment.now())) +
+        budgetMetrics(await standings(identityOf(request).tenantId));
       return reply.header("content-type", "text/plain; version=0.0.4; charset=utf-8").send(text);
     },
   );

@@ -149,6 +149,27 @@ describe.skipIf(!browserAvailable)("the run viewer in Chromium", () => {
     const approval = sameTenant.page.locator(`.approval-run[data-run-id="${runId}"]`);
     await approval.getByText("Your role (viewer) may not decide approvals.").waitFor();
     expect(await approval.getByRole("button").count()).toBe(0);
+    // The keyboard alone: the first Tab stop skips to the content; the views are links reached by Tab and
+    // followed with Enter, and the focused one is visibly outlined.
+    await sameTenant.page.goto(`${api.address}/#/runs`);
+    // A fresh load (the tab keeps its sign-in), so that focus starts at the top of the document.
+    await sameTenant.page.reload();
+    await sameTenant.page.getByRole("heading", { name: "Runs" }).waitFor();
+    await sameTenant.page.keyboard.press("Tab");
+    expect(await sameTenant.page.evaluate("document.activeElement.textContent")).toBe("Skip to content");
+    let stops = 0;
+    while (
+      (await sameTenant.page.evaluate("document.activeElement.textContent")) !== "Approvals" &&
+      stops < 10
+    ) {
+      await sameTenant.page.keyboard.press("Tab");
+      stops += 1;
+    }
+    expect(await sameTenant.page.evaluate("getComputedStyle(document.activeElement).outlineStyle")).toBe(
+      "solid",
+    );
+    await sameTenant.page.keyboard.press("Enter");
+    await sameTenant.page.getByRole("heading", { name: "Approvals" }).waitFor();
     // Statistics: the charts are drawn from /v1/stats.
     await sameTenant.page.getByRole("link", { name: "Statistics" }).click();
     await sameTenant.page.getByRole("img", { name: "Runs per minute" }).waitFor();

@@ -1,3 +1,6 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { CharterError } from "../../src/foundation/charter-error.js";
 import { deterministicEnvironment } from "../../src/foundation/environment.js";
@@ -288,5 +291,63 @@ describe.each(testBackends)("budgets at the API on %s", (backend) => {
     });
     expect(renewed.status).toBe(200);
     expect(renewed.body.status).toBe("completed");
+  });
+});
+
+describe.each(testBackends)("budgets at the workflow API on %s", (backend) => {
+  it("POST /v1/workflows/runs is refused once the budget is spent; a retry of a run accepted before still answers with it", async () => {
+    const workflows = await mkdtemp(join(tmpdir(), "charter-budget-workflows-"));
+    try {
+      await writeFile(
+        join(workflows, "notes.workflow.yaml"),
+        ["id: notes", "steps:", "  - { id: gather, agent: helper, prompt: 'List things' }"].join("\n"),
+      );
+      api = await startRunningServer(
+        backend,
+        () => ({ kind: "text", text: "fine" }),
+        { configuration: { workflows, budgets: { costUsd: { limit: 2, period: "month" } } } },
+        { workflowsDirectory: workflows },
+      );
+      const server = api;
+      const operator = await server.key("acme", "operator", "ann");
+      const start = (idempotencyKey: string) =>
+        server.request("POST", "/v1/workflows/runs", {
+          key: operator,
+          body: { workflow: "notes" },
+          headers: { "idempotency-key": idempotencyKey },
+        });
+      const first = await start("notes-1");
+      expect(first.status).toBe(202);
+      // The month's cost reaches the limit (the server's clock: January 2026).
+      await server.store
+        .forTenant("acme")
+        .addBudgetUsage({ dayStart: Date.UTC(2026, 0, 1), tokens: 0, costUsd: 2 });
+      const retried = await start("notes-1");
+      expect(retried.status).toBe(202);
+      expect(retried.body.runId).toBe(first.body.runId);
+      const refused = await start("notes-2");
+      expect(refused.status).toBe(429);
+      expect(refused.body.error).toMatchObject({
+        code: "TENANT_BUDGET_EXHAUSTED",
+        class: "rate_limit_exceeded",
+        details: {
+          budget: "costUsd",
+          limit: 2,
+          used: 2,
+          period: "month",
+          periodEnd: "2026-02-01T00:00:00.000Z",
+        },
+      });
+      expect(refused.headers.get("retry-after")).toBe(String(31 * 24 * 3600));
+      // The refused request's key is free again: once the budget renews, the same key starts a run.
+      server.environment.advance(31 * 24 * 3_600_000);
+      const renewed = await start("notes-2");
+      expect(renewed.status).toBe(202);
+      expect(renewed.body.runId).not.toBe(first.body.runId);
+    } finally {
+      await api?.close();
+      api = null;
+      await rm(workflows, { recursive: true, force: true });
+    }
   });
 });

@@ -9,6 +9,7 @@ import type { RuntimeEnvironment } from "../foundation/environment.js";
 import type { SecretRedactor } from "../foundation/secret-redactor.js";
 import type { AgentCatalog } from "../runner/agent-catalog.js";
 import { runAgent } from "../runner/run-agent.js";
+import type { RunToolPermissions } from "../runner/tool-permissions.js";
 import type { AIAgentResult } from "../session/agent-result.js";
 import type { CharterEvent } from "../session/charter-event.js";
 import { commitWork } from "./commit-work.js";
@@ -63,6 +64,8 @@ export interface WorkItemExecutionOptions {
   readonly agentDirectory?: string;
   /** A configuration layer over every other for the agent's run (a server's tenant's providers and models). */
   readonly configurationOverlay?: ConfigurationOverlay;
+  /** What the item's agent may do with tools (a server's caller's role; deletes always wait for a human). */
+  readonly toolPermissions?: RunToolPermissions;
   /** Told once the before snapshot is taken and the lock record written, before the agent starts. */
   readonly onFrozen?: (runId: string, beforeHash: string) => void;
 }
@@ -222,6 +225,7 @@ async function executeFrozen(
       ...(options.configurationOverlay !== undefined
         ? { configurationOverlay: options.configurationOverlay }
         : {}),
+      ...(options.toolPermissions !== undefined ? { toolPermissions: options.toolPermissions } : {}),
       prompt: workPrompt(loaded),
       runId,
       cwd: options.agentDirectory ?? repository.root,

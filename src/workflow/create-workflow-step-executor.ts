@@ -41,6 +41,7 @@ export function createWorkflowStepExecutor(context: WorkflowRunContext): Workflo
         ...(context.etcDirectory !== undefined ? { etcDirectory: context.etcDirectory } : {}),
         ...(context.tenantId !== null ? { tenantId: context.tenantId } : {}),
         ...(context.correlationId !== null ? { correlationId: context.correlationId } : {}),
+        ...(context.toolPermissions !== undefined ? { toolPermissions: context.toolPermissions } : {}),
         signal: request.signal,
       });
       return stepResultFromAgentResult(result);

@@ -6,6 +6,7 @@ import { type RuntimeEnvironment, systemEnvironment } from "../foundation/enviro
 import { SecretRedactor } from "../foundation/secret-redactor.js";
 import { currentRunOwner, defaultHeartbeatIntervalMilliseconds } from "../runner/run-owner.js";
 import { selectRunStore } from "../runner/select-run-store.js";
+import type { RunToolPermissions } from "../runner/tool-permissions.js";
 import { openRunStore } from "../store/open-run-store.js";
 import { createWorkflowStepExecutor } from "./create-workflow-step-executor.js";
 import { executeWorkflow } from "./execute-workflow.js";
@@ -35,6 +36,11 @@ export interface ResumeWorkflowOptions {
   readonly onProgress?: (event: WorkflowProgressEvent) => void;
   /** As for `runWorkflow`: a configuration layer over every other for each agent step's run. */
   readonly configurationOverlay?: ConfigurationOverlay;
+  /**
+   * What every agent step may do with tools (a server run: its caller's role; deletes always wait for a human).
+   * Recorded with each step's run: a continued step keeps the permissions it started with.
+   */
+  readonly toolPermissions?: RunToolPermissions;
 }
 
 const resumable = ["running", "interrupted"] as const;
@@ -163,6 +169,7 @@ export async function resumeWorkflow(options: ResumeWorkflowOptions): Promise<Wo
       ...(options.configurationOverlay !== undefined
         ? { configurationOverlay: options.configurationOverlay }
         : {}),
+      ...(options.toolPermissions !== undefined ? { toolPermissions: options.toolPermissions } : {}),
     });
     return await executeWorkflow({
       definition,

@@ -7,6 +7,7 @@ import { SecretRedactor } from "../foundation/secret-redactor.js";
 import type { AgentCatalog } from "../runner/agent-catalog.js";
 import { currentRunOwner, defaultHeartbeatIntervalMilliseconds } from "../runner/run-owner.js";
 import { selectRunStore } from "../runner/select-run-store.js";
+import type { RunToolPermissions } from "../runner/tool-permissions.js";
 import { openRunStore } from "../store/open-run-store.js";
 import { checkWorkflowAgents } from "./check-workflow-agents.js";
 import { createWorkflowStepExecutor } from "./create-workflow-step-executor.js";
@@ -49,6 +50,11 @@ export interface RunWorkflowOptions {
    * not recorded: a resume is given it again.
    */
   readonly configurationOverlay?: ConfigurationOverlay;
+  /**
+   * What every agent step may do with tools (a server run: its caller's role; deletes always wait for a human).
+   * Recorded with each step's run: a continued step keeps the permissions it started with.
+   */
+  readonly toolPermissions?: RunToolPermissions;
 }
 
 /**
@@ -126,6 +132,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
       ...(options.configurationOverlay !== undefined
         ? { configurationOverlay: options.configurationOverlay }
         : {}),
+      ...(options.toolPermissions !== undefined ? { toolPermissions: options.toolPermissions } : {}),
     });
     return await executeWorkflow({
       definition: loaded.definition,

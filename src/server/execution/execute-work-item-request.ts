@@ -12,6 +12,7 @@ import type { RunExecutionOptions, RunExecutionOutcome } from "./execute-run-req
 import { stoppedBeforeStart } from "./execute-workflow-request.js";
 import { findServerRepository } from "./find-server-workflow.js";
 import { failedRunData, recordRunEvent } from "./record-run-event.js";
+import { serverToolPermissions } from "./role-tool-classes.js";
 import type { RunExecutionContext } from "./run-execution-context.js";
 import type { RunRequest } from "./run-request.js";
 
@@ -66,6 +67,7 @@ export async function executeWorkItemRequest(
       tenantId: request.tenantId,
       environment: context.environment,
       agentCatalog: context.agentCatalog,
+      toolPermissions: serverToolPermissions(request.role, context.roleToolClasses),
       // The server's configuration and agents apply, never what the repository brings.
       agentDirectory: context.cwd,
       ...(context.configPath !== undefined ? { configPath: context.configPath } : {}),

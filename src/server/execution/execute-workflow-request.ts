@@ -9,6 +9,7 @@ import { failureClassOf } from "../failure-class.js";
 import type { RunExecutionOptions, RunExecutionOutcome } from "./execute-run-request.js";
 import { findServerWorkflow } from "./find-server-workflow.js";
 import { cancelledRunData, failedRunData, recordRunEvent } from "./record-run-event.js";
+import { serverToolPermissions } from "./role-tool-classes.js";
 import type { RunExecutionContext } from "./run-execution-context.js";
 import type { RunRequest } from "./run-request.js";
 
@@ -59,6 +60,7 @@ export async function executeWorkflowRequest(
       correlationId: request.correlationId,
       agentCatalog: context.agentCatalog,
       environment: context.environment,
+      toolPermissions: serverToolPermissions(request.role, context.roleToolClasses),
       ...sharedOptions(context),
       ...(options.signal !== undefined ? { signal: options.signal } : {}),
     });
@@ -91,6 +93,7 @@ export async function continueWorkflowRequest(
       store: storeUrlOf(context),
       tenantId: request.tenantId,
       environment: context.environment,
+      toolPermissions: serverToolPermissions(request.role, context.roleToolClasses),
       ...sharedOptions(context),
       ...(options.signal !== undefined ? { signal: options.signal } : {}),
     });

@@ -1,4 +1,4 @@
-import type { ToolPermissionClass } from "../../runner/tool-permissions.js";
+import type { RunToolPermissions, ToolPermissionClass } from "../../runner/tool-permissions.js";
 import type { ServerRole } from "./run-request.js";
 
 /**
@@ -11,3 +11,18 @@ export const defaultRoleToolClasses: Readonly<Record<ServerRole, readonly ToolPe
   operator: ["read_only", "idempotent", "write", "delete"],
   viewer: ["read_only"],
 };
+
+/**
+ * What a server run of `role` may do with tools, whatever it runs (an agent, a workflow's agent steps, a work
+ * item's agent): the role's classes, and never the configuration's `approvedTools`, so that a delete-class call
+ * always waits for a human's decision.
+ */
+export function serverToolPermissions(
+  role: ServerRole,
+  roleToolClasses?: (role: ServerRole) => readonly ToolPermissionClass[],
+): RunToolPermissions {
+  return {
+    allowedClasses: (roleToolClasses ?? ((named: ServerRole) => defaultRoleToolClasses[named]))(role),
+    preApprovedToolsAllowed: false,
+  };
+}

@@ -48,7 +48,10 @@ const previewLength = 200;
 
 function preview(value: unknown): string | null {
   if (value === undefined || value === null) return null;
-  const text = typeof value === "string" ? value : JSON.stringify(value);
+  // A stored tool result is its whole envelope (ids, sizes, timings): what the tool answered is its content.
+  const content = typeof value === "object" ? (value as { readonly content?: unknown }).content : undefined;
+  const shown = typeof content === "string" ? content : value;
+  const text = typeof shown === "string" ? shown : JSON.stringify(shown);
   return text.length > previewLength ? `${text.slice(0, previewLength)}…` : text;
 }
 

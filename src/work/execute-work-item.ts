@@ -8,6 +8,7 @@ import { blake3Hex } from "../foundation/content-hash.js";
 import type { RuntimeEnvironment } from "../foundation/environment.js";
 import type { SecretRedactor } from "../foundation/secret-redactor.js";
 import type { AgentCatalog } from "../runner/agent-catalog.js";
+import type { ModelCallBudget } from "../runner/model-call-budget.js";
 import { runAgent } from "../runner/run-agent.js";
 import type { RunToolPermissions } from "../runner/tool-permissions.js";
 import type { AIAgentResult } from "../session/agent-result.js";
@@ -66,6 +67,8 @@ export interface WorkItemExecutionOptions {
   readonly configurationOverlay?: ConfigurationOverlay;
   /** What the item's agent may do with tools (a server's caller's role; deletes always wait for a human). */
   readonly toolPermissions?: RunToolPermissions;
+  /** Asked before every model call of the item's agent (a server's tenant budgets). */
+  readonly modelCallBudget?: ModelCallBudget;
   /** Told once the before snapshot is taken and the lock record written, before the agent starts. */
   readonly onFrozen?: (runId: string, beforeHash: string) => void;
 }
@@ -226,6 +229,7 @@ async function executeFrozen(
         ? { configurationOverlay: options.configurationOverlay }
         : {}),
       ...(options.toolPermissions !== undefined ? { toolPermissions: options.toolPermissions } : {}),
+      ...(options.modelCallBudget !== undefined ? { modelCallBudget: options.modelCallBudget } : {}),
       prompt: workPrompt(loaded),
       runId,
       cwd: options.agentDirectory ?? repository.root,

@@ -27,6 +27,8 @@ export function createWorkflowStepExecutor(context: WorkflowRunContext): Workflo
     ...(context.configurationOverlay !== undefined
       ? { configurationOverlay: context.configurationOverlay }
       : {}),
+    // Not recorded with a step's run: a continued step is given it again.
+    ...(context.modelCallBudget !== undefined ? { modelCallBudget: context.modelCallBudget } : {}),
   };
   return {
     async runAgent(request) {

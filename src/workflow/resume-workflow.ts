@@ -4,6 +4,7 @@ import { type ConfigurationOverlay, loadConfiguration } from "../config/load-con
 import { CharterError } from "../foundation/charter-error.js";
 import { type RuntimeEnvironment, systemEnvironment } from "../foundation/environment.js";
 import { SecretRedactor } from "../foundation/secret-redactor.js";
+import type { ModelCallBudget } from "../runner/model-call-budget.js";
 import { currentRunOwner, defaultHeartbeatIntervalMilliseconds } from "../runner/run-owner.js";
 import { selectRunStore } from "../runner/select-run-store.js";
 import type { RunToolPermissions } from "../runner/tool-permissions.js";
@@ -41,6 +42,8 @@ export interface ResumeWorkflowOptions {
    * Recorded with each step's run: a continued step keeps the permissions it started with.
    */
   readonly toolPermissions?: RunToolPermissions;
+  /** Asked before every model call of every agent step (a server's tenant budgets). */
+  readonly modelCallBudget?: ModelCallBudget;
 }
 
 const resumable = ["running", "interrupted"] as const;
@@ -170,6 +173,7 @@ export async function resumeWorkflow(options: ResumeWorkflowOptions): Promise<Wo
         ? { configurationOverlay: options.configurationOverlay }
         : {}),
       ...(options.toolPermissions !== undefined ? { toolPermissions: options.toolPermissions } : {}),
+      ...(options.modelCallBudget !== undefined ? { modelCallBudget: options.modelCallBudget } : {}),
     });
     return await executeWorkflow({
       definition,

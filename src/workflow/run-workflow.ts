@@ -5,6 +5,7 @@ import { type ConfigurationOverlay, loadConfiguration } from "../config/load-con
 import { type RuntimeEnvironment, systemEnvironment } from "../foundation/environment.js";
 import { SecretRedactor } from "../foundation/secret-redactor.js";
 import type { AgentCatalog } from "../runner/agent-catalog.js";
+import type { ModelCallBudget } from "../runner/model-call-budget.js";
 import { currentRunOwner, defaultHeartbeatIntervalMilliseconds } from "../runner/run-owner.js";
 import { selectRunStore } from "../runner/select-run-store.js";
 import type { RunToolPermissions } from "../runner/tool-permissions.js";
@@ -55,6 +56,8 @@ export interface RunWorkflowOptions {
    * Recorded with each step's run: a continued step keeps the permissions it started with.
    */
   readonly toolPermissions?: RunToolPermissions;
+  /** Asked before every model call of every agent step (a server's tenant budgets). */
+  readonly modelCallBudget?: ModelCallBudget;
 }
 
 /**
@@ -133,6 +136,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<Workflow
         ? { configurationOverlay: options.configurationOverlay }
         : {}),
       ...(options.toolPermissions !== undefined ? { toolPermissions: options.toolPermissions } : {}),
+      ...(options.modelCallBudget !== undefined ? { modelCallBudget: options.modelCallBudget } : {}),
     });
     return await executeWorkflow({
       definition: loaded.definition,

@@ -3,6 +3,7 @@ import type { ConfigurationOverlay } from "../config/load-configuration.js";
 import type { RuntimeEnvironment } from "../foundation/environment.js";
 import type { SecretRedactor } from "../foundation/secret-redactor.js";
 import type { AgentCatalog } from "../runner/agent-catalog.js";
+import type { ModelCallBudget } from "../runner/model-call-budget.js";
 import type { RunToolPermissions } from "../runner/tool-permissions.js";
 
 /** What every step of one workflow run shares: where it was started, its configuration, store and owner. */
@@ -30,4 +31,6 @@ export interface WorkflowRunContext {
   readonly configurationOverlay?: ConfigurationOverlay;
   /** What every agent step may do with tools (a server's caller's role); default the configuration's approvals. */
   readonly toolPermissions?: RunToolPermissions;
+  /** Asked before every model call of every agent step (a server's tenant budgets). */
+  readonly modelCallBudget?: ModelCallBudget;
 }

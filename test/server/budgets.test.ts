@@ -351,3 +351,44 @@ describe.each(testBackends)("budgets at the workflow API on %s", (backend) => {
     }
   });
 });
+
+describe("budgets inside a workflow run", () => {
+  it("a budget spent after the workflow was accepted stops its next step's model call: the step and the workflow fail, typed", async () => {
+    const workflows = await mkdtemp(join(tmpdir(), "charter-budget-workflows-"));
+    try {
+      await writeFile(
+        join(workflows, "notes.workflow.yaml"),
+        ["id: notes", "steps:", "  - { id: gather, agent: helper, prompt: 'List things' }"].join("\n"),
+      );
+      const budgets = { tokens: { limit: 1000, period: "day" as const } };
+      api = await startRunningServer(
+        "sqlite",
+        () => ({ kind: "text", text: "fine" }),
+        { configuration: { workflows, budgets } },
+        { workflowsDirectory: workflows, budgets },
+      );
+      const server = api;
+      const operator = await server.key("acme", "operator", "ann");
+      // The API's clock (January 2026) had room; the workers' day (the system clock) is spent by other runs.
+      const now = Date.now();
+      await server.store
+        .forTenant("acme")
+        .addBudgetUsage({ dayStart: now - (now % 86_400_000), tokens: 1000, costUsd: 0 });
+      const started = await server.request("POST", "/v1/workflows/runs", {
+        key: operator,
+        body: { workflow: "notes", wait: true },
+      });
+      expect(started.status).toBe(200);
+      expect(started.body.status).toBe("failed");
+      expect(server.model.requests).toEqual([]);
+      const stepRunId = started.body.steps?.[0]?.runId as string;
+      expect((await server.store.forTenant("acme").getRun(stepRunId))?.errorCode).toBe(
+        "TENANT_BUDGET_EXHAUSTED",
+      );
+    } finally {
+      await api?.close();
+      api = null;
+      await rm(workflows, { recursive: true, force: true });
+    }
+  }, 120_000);
+});

@@ -68,7 +68,7 @@ export async function startRunningServer(
   respond: ScriptedResponder,
   options: Parameters<typeof startTestServer>[1] = {},
   /** Execution settings beyond the project's: the workflows folder and repositories of workflow and work item runs. */
-  execution: Pick<RunExecutionContext, "workflowsDirectory" | "repositories"> = {},
+  execution: Pick<RunExecutionContext, "workflowsDirectory" | "repositories" | "budgets"> = {},
 ): Promise<RunningServer> {
   const model = await startScriptedOpenAIServer({ respond });
   const directory = await mkdtemp(join(tmpdir(), "charter-server-runs-"));

@@ -8,6 +8,7 @@ import { runWorkItem } from "../../work/run-work-item.js";
 import type { WorkReceipt } from "../../work/work-receipt.js";
 import type { WorkRunResult } from "../../work/work-run-result.js";
 import { failureClassOf } from "../failure-class.js";
+import { createModelCallBudget } from "../limits/tenant-budgets.js";
 import type { RunExecutionOptions, RunExecutionOutcome } from "./execute-run-request.js";
 import { stoppedBeforeStart } from "./execute-workflow-request.js";
 import { findServerRepository } from "./find-server-workflow.js";
@@ -68,6 +69,12 @@ export async function executeWorkItemRequest(
       environment: context.environment,
       agentCatalog: context.agentCatalog,
       toolPermissions: serverToolPermissions(request.role, context.roleToolClasses),
+      modelCallBudget: createModelCallBudget({
+        store: context.store,
+        tenantId: request.tenantId,
+        environment: context.environment,
+        ...(context.budgets !== undefined ? { serverBudgets: context.budgets } : {}),
+      }),
       // The server's configuration and agents apply, never what the repository brings.
       agentDirectory: context.cwd,
       ...(context.configPath !== undefined ? { configPath: context.configPath } : {}),

@@ -6,6 +6,7 @@ import { resumeWorkflow } from "../../workflow/resume-workflow.js";
 import { runWorkflow } from "../../workflow/run-workflow.js";
 import type { WorkflowResult } from "../../workflow/workflow-result.js";
 import { failureClassOf } from "../failure-class.js";
+import { createModelCallBudget } from "../limits/tenant-budgets.js";
 import type { RunExecutionOptions, RunExecutionOutcome } from "./execute-run-request.js";
 import { findServerWorkflow } from "./find-server-workflow.js";
 import { cancelledRunData, failedRunData, recordRunEvent } from "./record-run-event.js";
@@ -61,6 +62,12 @@ export async function executeWorkflowRequest(
       agentCatalog: context.agentCatalog,
       environment: context.environment,
       toolPermissions: serverToolPermissions(request.role, context.roleToolClasses),
+      modelCallBudget: createModelCallBudget({
+        store: context.store,
+        tenantId: request.tenantId,
+        environment: context.environment,
+        ...(context.budgets !== undefined ? { serverBudgets: context.budgets } : {}),
+      }),
       ...sharedOptions(context),
       ...(options.signal !== undefined ? { signal: options.signal } : {}),
     });
@@ -94,6 +101,12 @@ export async function continueWorkflowRequest(
       tenantId: request.tenantId,
       environment: context.environment,
       toolPermissions: serverToolPermissions(request.role, context.roleToolClasses),
+      modelCallBudget: createModelCallBudget({
+        store: context.store,
+        tenantId: request.tenantId,
+        environment: context.environment,
+        ...(context.budgets !== undefined ? { serverBudgets: context.budgets } : {}),
+      }),
       ...sharedOptions(context),
       ...(options.signal !== undefined ? { signal: options.signal } : {}),
     });

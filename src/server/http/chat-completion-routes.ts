@@ -16,6 +16,7 @@ import { checkAgentAllowed } from "./check-agent-allowed.js";
 import { type errorResponse, errorResponseOf } from "./error-response.js";
 import { openEventStream } from "./event-stream.js";
 import { identityOf } from "./request-identity.js";
+import { dispatcherOf } from "./start-server-run.js";
 
 export interface ChatCompletionRoutesOptions {
   /** `server.budgets`: a tenant whose token or cost budget is spent starts no run (429); default none. */
@@ -168,18 +169,9 @@ export const chatCompletionRoutes: FastifyPluginAsync<ChatCompletionRoutesOption
     return reply.status(response.status).send(openAIErrorBody(response.body));
   });
 
-  function dispatcherOf(): RunDispatcher {
-    if (options.dispatcher === undefined) {
-      throw new CharterError("INTERNAL_ERROR", "this server executes no runs", {
-        details: { reason: "no_dispatcher" },
-      });
-    }
-    return options.dispatcher;
-  }
-
   /** Resolves when the run has stopped, or the caller went away (then the run goes on, unwatched). */
   async function waitForRun(signal: AbortSignal, tenantId: string, runId: string): Promise<RunAnswer> {
-    await dispatcherOf().whenSettled(tenantId, runId, signal);
+    await dispatcherOf(options.dispatcher).whenSettled(tenantId, runId, signal);
     const tenantStore = store.forTenant(tenantId);
     const events = await tenantStore.readRunEvents(runId);
     const last: StoredRunEvent | undefined = events.at(-1);
@@ -264,7 +256,7 @@ export const chatCompletionRoutes: FastifyPluginAsync<ChatCompletionRoutesOption
         requestedAt: now,
         ...traceContextField(request.headers),
       };
-      await dispatcherOf().dispatch(runRequest);
+      await dispatcherOf(options.dispatcher).dispatch(runRequest);
       reply.header("x-charter-run-id", runId);
       const created = Math.floor(now / 1000);
       if (body.stream !== true) {

@@ -16,11 +16,13 @@ import type { TenantScopeViolations } from "../identity/tenant-scope-violations.
 import { checkTenantBudgets } from "../limits/tenant-budgets.js";
 import { traceContextField } from "../telemetry/trace-context-field.js";
 import type { TenantConfiguration } from "../tenants/tenant-configuration.js";
+import { cancelResponses, cancelServerRun } from "./cancel-server-run.js";
 import { authenticatedErrors, errorReference } from "./error-schema.js";
 import { decodeCursor, encodeCursor } from "./list-cursor.js";
 import { refuseOutsideTenant } from "./refuse-outside-tenant.js";
 import { identityOf } from "./request-identity.js";
 import { queuedRunView, runSchema, runView } from "./run-view.js";
+import { dispatcherOf } from "./start-server-run.js";
 
 /** One of the caller's runs: its row (null while queued) and its request (null for a run started elsewhere). */
 interface OwnRun {
@@ -114,15 +116,6 @@ export const runRoutes: FastifyPluginAsync<RunRoutesOptions> = async (app, optio
   const { store, environment, violations } = options;
   app.addSchema(runSchema);
 
-  function dispatcherOf(): RunDispatcher {
-    if (options.dispatcher === undefined) {
-      throw new CharterError("INTERNAL_ERROR", "this server executes no runs", {
-        details: { reason: "no_dispatcher" },
-      });
-    }
-    return options.dispatcher;
-  }
-
   /**
    * The caller's tenant's run (its row, and its request when the server accepted it; a run accepted and not
    * started yet has only its request), or the same 404 and a recorded violation when another tenant has it.
@@ -173,7 +166,7 @@ export const runRoutes: FastifyPluginAsync<RunRoutesOptions> = async (app, optio
     const onClose = () => gone.abort();
     reply.raw.once("close", onClose);
     try {
-      await dispatcherOf().whenSettled(tenantId, runId, gone.signal);
+      await dispatcherOf(options.dispatcher).whenSettled(tenantId, runId, gone.signal);
     } finally {
       reply.raw.off("close", onClose);
     }
@@ -264,7 +257,7 @@ export const runRoutes: FastifyPluginAsync<RunRoutesOptions> = async (app, optio
             environment,
             ...(options.budgets !== undefined ? { serverBudgets: options.budgets } : {}),
           });
-          await dispatcherOf().dispatch(runRequest);
+          await dispatcherOf(options.dispatcher).dispatch(runRequest);
         } catch (error) {
           // Not accepted: a retry with the same key must be free to try again.
           if (claimedKey !== null) await tenantStore.releaseIdempotencyKey(claimedKey, runId);
@@ -416,28 +409,20 @@ export const runRoutes: FastifyPluginAsync<RunRoutesOptions> = async (app, optio
         summary: "Ask a running run to stop at its next checkpoint",
         tags: ["runs"],
         params: runIdParams,
-        response: {
-          202: {
-            type: "object",
-            required: ["runId", "cancelling"],
-            properties: { runId: { type: "string" }, cancelling: { type: "boolean" } },
-          },
-          404: errorReference,
-          409: errorReference,
-          ...authenticatedErrors,
-        },
+        response: cancelResponses,
       },
     },
     async (request, reply) => {
       const { tenantId } = identityOf(request);
       const { runId } = await ownRun(request, request.params.id);
-      if (!(await dispatcherOf().cancel(tenantId, runId))) {
-        const status = (await store.forTenant(tenantId).getRun(runId))?.status ?? "queued";
-        throw new CharterError("RUN_STATE_CONFLICT", `run ${runId} is ${status}: nothing to cancel`, {
-          details: { runId, status },
-        });
-      }
-      return reply.status(202).send({ runId, cancelling: true });
+      const answer = await cancelServerRun(
+        dispatcherOf(options.dispatcher),
+        tenantId,
+        runId,
+        "run",
+        async () => (await store.forTenant(tenantId).getRun(runId))?.status ?? "queued",
+      );
+      return reply.status(202).send(answer);
     },
   );
 
@@ -496,7 +481,7 @@ export const runRoutes: FastifyPluginAsync<RunRoutesOptions> = async (app, optio
         );
       }
       const correlationId = correlationIdOf(request, reply);
-      await dispatcherOf().decide({
+      await dispatcherOf(options.dispatcher).decide({
         runId,
         requestId: request.id,
         tenantId: identity.tenantId,

@@ -11,6 +11,7 @@ import type { RunDispatcher } from "../execution/run-dispatcher.js";
 import { runRequestVersion } from "../execution/run-request.js";
 import type { TenantScopeViolations } from "../identity/tenant-scope-violations.js";
 import type { TenantConfiguration } from "../tenants/tenant-configuration.js";
+import { cancelResponses, cancelServerRun } from "./cancel-server-run.js";
 import { authenticatedErrors, errorReference } from "./error-schema.js";
 import { decodeCursor, encodeCursor } from "./list-cursor.js";
 import { refuseOutsideTenant } from "./refuse-outside-tenant.js";
@@ -256,32 +257,21 @@ export const workItemRunRoutes: FastifyPluginAsync<WorkItemRunRoutesOptions> = a
         summary: "Ask a work item run to stop: its working tree is restored and its receipt says interrupted",
         tags: ["work-items"],
         params: workItemRunIdParams,
-        response: {
-          202: {
-            type: "object",
-            required: ["runId", "cancelling"],
-            properties: { runId: { type: "string" }, cancelling: { type: "boolean" } },
-          },
-          404: errorReference,
-          409: errorReference,
-          ...authenticatedErrors,
-        },
+        response: cancelResponses,
       },
     },
     async (request, reply) => {
       const { tenantId } = identityOf(request);
       const runId = request.params.id;
       const view = await ownWorkItemRun(request, runId);
-      if (!(await dispatcherOf(options.dispatcher).cancel(tenantId, runId))) {
-        throw new CharterError(
-          "RUN_STATE_CONFLICT",
-          `work item run ${runId} is ${view.status}: nothing to cancel`,
-          {
-            details: { runId, status: view.status },
-          },
-        );
-      }
-      return reply.status(202).send({ runId, cancelling: true });
+      const answer = await cancelServerRun(
+        dispatcherOf(options.dispatcher),
+        tenantId,
+        runId,
+        "work item run",
+        () => view.status,
+      );
+      return reply.status(202).send(answer);
     },
   );
 

@@ -14,6 +14,7 @@ import type { RunDispatcher } from "../execution/run-dispatcher.js";
 import { runRequestVersion } from "../execution/run-request.js";
 import type { TenantScopeViolations } from "../identity/tenant-scope-violations.js";
 import type { TenantConfiguration } from "../tenants/tenant-configuration.js";
+import { cancelResponses, cancelServerRun } from "./cancel-server-run.js";
 import { authenticatedErrors, errorReference } from "./error-schema.js";
 import { decodeCursor, encodeCursor } from "./list-cursor.js";
 import { refuseOutsideTenant } from "./refuse-outside-tenant.js";
@@ -227,33 +228,21 @@ export const workflowRunRoutes: FastifyPluginAsync<WorkflowRunRoutesOptions> = a
         summary: "Ask a workflow run to stop at its next checkpoint (its running steps' runs stop too)",
         tags: ["workflows"],
         params: workflowRunIdParams,
-        response: {
-          202: {
-            type: "object",
-            required: ["runId", "cancelling"],
-            properties: { runId: { type: "string" }, cancelling: { type: "boolean" } },
-          },
-          404: errorReference,
-          409: errorReference,
-          ...authenticatedErrors,
-        },
+        response: cancelResponses,
       },
     },
     async (request, reply) => {
       const { tenantId } = identityOf(request);
       const runId = request.params.id;
       const { run } = await ownWorkflowRun(request, runId);
-      if (!(await dispatcherOf(options.dispatcher).cancel(tenantId, runId))) {
-        const status = run?.status ?? "queued";
-        throw new CharterError(
-          "RUN_STATE_CONFLICT",
-          `workflow run ${runId} is ${status}: nothing to cancel`,
-          {
-            details: { runId, status },
-          },
-        );
-      }
-      return reply.status(202).send({ runId, cancelling: true });
+      const answer = await cancelServerRun(
+        dispatcherOf(options.dispatcher),
+        tenantId,
+        runId,
+        "workflow run",
+        () => run?.status ?? "queued",
+      );
+      return reply.status(202).send(answer);
     },
   );
 

@@ -22,36 +22,30 @@
 //   RUNS=1000 CONCURRENCY=200 WORKERS=64 npm run bench:server
 //   BACKLOG=511 npm run bench:server          # both sides' listen queue (default CONCURRENCY + 64, at least 511)
 //   RUNS=300 CONCURRENCY=100 PROFILE=server.cpuprofile npm run bench:server   # then bench/profile-summary.mjs
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { loadavg, tmpdir } from "node:os";
+import { rm, writeFile } from "node:fs/promises";
+import { loadavg } from "node:os";
 import { join } from "node:path";
 import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 import Fastify from "fastify";
+import {
+  benchReport,
+  benchTenant,
+  createBenchWorkspace,
+  drive,
+  loadDist,
+  ms,
+  percentile,
+  postJson,
+  startBenchServer,
+  startScriptedWork,
+  systemEnvironment,
+  throughput,
+  workCounts,
+} from "./server-bench-setup.mjs";
 
-const dist = new URL("../dist/", import.meta.url);
-const load = (file) => import(new URL(file, dist).href);
-const [
-  { createServer },
-  { createInProcessRunDispatcher },
-  { createApiKey },
-  { openRunStore },
-  { createAgentCatalog },
-  { loadConfiguration },
-  { systemEnvironment },
-  { createTenantConfigurationResolver },
-  { startScriptedOpenAIServer },
-  { startRestTestServer },
-] = await Promise.all([
-  load("server/create-server.js"),
-  load("server/execution/in-process-run-dispatcher.js"),
-  load("server/identity/create-api-key.js"),
-  load("store/open-run-store.js"),
-  load("agents/create-agent-catalog.js"),
-  load("config/load-configuration.js"),
-  load("foundation/environment.js"),
-  load("server/tenants/resolve-tenant-settings.js"),
-  load("testing/scripted-openai-server.js"),
-  load("testing/rest-test-server.js"),
+const [{ createInProcessRunDispatcher }, { openRunStore }] = await Promise.all([
+  loadDist("server/execution/in-process-run-dispatcher.js"),
+  loadDist("store/open-run-store.js"),
 ]);
 
 const runs = Math.max(1, Number(process.env.RUNS ?? 1000));
@@ -64,31 +58,11 @@ const warmUp = Math.min(10, runs);
 // Both sides' listen queue, long enough for the whole burst: with Node's default 511, the system reset connections
 // of a 1,000-connection burst while the process was busy (what `charter serve --backlog` sets).
 const backlog = Number(process.env.BACKLOG ?? Math.max(511, concurrency + 64));
-const tenant = "bench";
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const tenant = benchTenant;
 
 // ---- the scripted model and the tool, shared by both sides ----
 
-/** The run number a model request is about: the prompt is `run <number>`. */
-function runNumberOf(request) {
-  const messages = request.body?.messages ?? [];
-  const prompt = messages.find((message) => message.role === "user")?.content ?? "";
-  const text = typeof prompt === "string" ? prompt : JSON.stringify(prompt);
-  return /run ([\w-]+)/.exec(text)?.[1] ?? "unknown";
-}
-
-const model = await startScriptedOpenAIServer({
-  async respond(request) {
-    await sleep(modelMs);
-    const messages = request.body?.messages ?? [];
-    if (messages.some((message) => message.role === "tool")) return { kind: "text", text: "done" };
-    return {
-      kind: "tool_calls",
-      calls: [{ name: "rest__read", arguments: { key: runNumberOf(request) } }],
-    };
-  },
-});
-const tools = await startRestTestServer((request) => ({ body: { item: request.path } }));
+const { model, tools } = await startScriptedWork({ modelMs });
 
 // ---- memory: the peak of RSS and heap while a phase runs ----
 
@@ -115,59 +89,7 @@ function memorySampler() {
   };
 }
 
-// ---- a load: `count` requests, `limit` at a time, cut off after the time limit ----
-
-async function drive(count, limit, send) {
-  const latencies = [];
-  const answers = [];
-  const failures = [];
-  const deadline = new AbortController();
-  const timer = setTimeout(() => deadline.abort(), timeLimitMs);
-  let next = 0;
-  const started = performance.now();
-  async function lane() {
-    while (next < count && !deadline.signal.aborted) {
-      const number = next++;
-      const begin = performance.now();
-      try {
-        answers.push(await send(number, deadline.signal));
-        latencies.push(performance.now() - begin);
-      } catch (error) {
-        failures.push({
-          number,
-          error:
-            error?.name === "AbortError"
-              ? "cut off by the time limit"
-              : `${error}${error?.cause !== undefined ? ` (${error.cause.code ?? error.cause})` : ""}`,
-        });
-      }
-    }
-  }
-  await Promise.all(Array.from({ length: limit }, lane));
-  const elapsed = performance.now() - started;
-  clearTimeout(timer);
-  return { latencies, answers, failures, elapsed, cutOff: deadline.signal.aborted };
-}
-
-function percentile(values, fraction) {
-  if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)];
-}
-
 // ---- the bare handler ----
-
-async function postJson(url, body, signal, headers = {}) {
-  const response = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json", ...headers },
-    body: JSON.stringify(body),
-    signal,
-  });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`${url}: ${response.status} ${text.slice(0, 200)}`);
-  return JSON.parse(text);
-}
 
 const bare = Fastify({ logger: false });
 bare.post("/work", async (request) => {
@@ -198,68 +120,25 @@ const bareAddress = `http://127.0.0.1:${bare.server.address().port}`;
 
 // ---- the server ----
 
-const directory = await mkdtemp(join(tmpdir(), "charter-server-bench-"));
-await mkdir(join(directory, "agents"));
-await writeFile(
-  join(directory, ".charter.json"),
-  JSON.stringify({
-    providers: {
-      local: { type: "openai-compatible", baseUrl: model.baseUrl, models: { m: { contextWindow: 32000 } } },
-    },
-    restTools: {
-      read: {
-        method: "GET",
-        url: `${tools.url}/items/\${parameters.key}`,
-        parametersSchema: { type: "object", properties: { key: { type: "string" } }, required: ["key"] },
-      },
-    },
-  }),
-);
-await writeFile(
-  join(directory, "agents", "helper.md"),
-  "---\ndescription: Helps with items\nmodels: [local/m]\ntools: [rest__read]\ntoolPolicy: optional\nmaxTurns: 4\n---\nYou help with items.\n",
-);
-const configuration = (await loadConfiguration({ cwd: directory, homeDirectory: directory })).configuration;
+const { directory, dispatcherContext } = await createBenchWorkspace({
+  prefix: "charter-server-bench-",
+  model,
+  tools,
+});
 const store = await openRunStore({ path: join(directory, "charter.db"), environment: systemEnvironment });
-const dispatcher = createInProcessRunDispatcher({
-  context: {
-    store,
-    agentCatalog: createAgentCatalog(),
-    environment: systemEnvironment,
-    cwd: directory,
-    homeDirectory: directory,
-    etcDirectory: join(directory, "etc"),
-    runsDirectory: join(directory, "runs"),
-    tenantConfiguration: createTenantConfigurationResolver({ store, configuration, processEnvironment: {} }),
-  },
-  workers,
-});
+const dispatcher = createInProcessRunDispatcher({ context: dispatcherContext(store), workers });
 await dispatcher.start();
-const server = await createServer({
-  store,
-  dispatcher,
-  environment: systemEnvironment,
-  // The default allows 120 requests a minute per client address; every request here comes from one address.
-  configuration: { rateLimits: { perAddress: 10_000_000 } },
-});
-const serverAddress = await server.listen({ host: "127.0.0.1", port: 0, backlog });
-const { key } = await createApiKey(store.forTenant(tenant), {
-  role: "operator",
-  userId: null,
-  name: null,
-  now: systemEnvironment.now(),
-});
+const { server, address: serverAddress, key } = await startBenchServer({ store, dispatcher, backlog });
 
 // ---- the phases ----
 
 const sendBare = (prefix) => (number, signal) =>
-  postJson(`${bareAddress}/work`, { number: `${prefix}${number}` }, signal);
+  postJson(`${bareAddress}/work`, { number: `${prefix}${number}` }, { signal });
 const sendServer = (prefix) => async (number, signal) => {
   const answer = await postJson(
     `${serverAddress}/v1/runs`,
     { agent: "helper", prompt: `run ${prefix}${number}`, wait: true },
-    signal,
-    { authorization: `Bearer ${key}` },
+    { signal, headers: { authorization: `Bearer ${key}` } },
   );
   return { number: `${prefix}${number}`, ...answer };
 };
@@ -286,7 +165,7 @@ async function phase(name, send, profile = false) {
   globalThis.gc?.();
   const memory = memorySampler();
   const cpuBefore = process.cpuUsage();
-  const result = await profiled(profile, () => drive(runs, concurrency, send));
+  const result = await profiled(profile, () => drive(runs, concurrency, send, timeLimitMs));
   const cpu = process.cpuUsage(cpuBefore);
   // CPU time moves less than wall time on a shared machine: this process's, the scripted servers' included.
   return { name, ...result, memory: memory.stop(), cpuMs: (cpu.user + cpu.system) / 1000 };
@@ -294,24 +173,17 @@ async function phase(name, send, profile = false) {
 
 const loadBefore = loadavg()[0];
 const wallStart = performance.now();
-await drive(warmUp, warmUp, sendBare("warm-b"));
-await drive(warmUp, warmUp, sendServer("warm-s"));
-const bareSerial = serial > 0 ? await drive(serial, 1, sendBare("serial-b")) : null;
-const serverSerial = serial > 0 ? await drive(serial, 1, sendServer("serial-s")) : null;
+await drive(warmUp, warmUp, sendBare("warm-b"), timeLimitMs);
+await drive(warmUp, warmUp, sendServer("warm-s"), timeLimitMs);
+const bareSerial = serial > 0 ? await drive(serial, 1, sendBare("serial-b"), timeLimitMs) : null;
+const serverSerial = serial > 0 ? await drive(serial, 1, sendServer("serial-s"), timeLimitMs) : null;
 const bareResult = await phase("bare Fastify handler", sendBare("b"));
 const serverResult = await phase("Charter server", sendServer("s"), true);
 const wallSeconds = (performance.now() - wallStart) / 1000;
 
 // ---- the checks (untimed) ----
 
-const toolRequests = tools.requests.map((request) => decodeURIComponent(request.path.replace("/items/", "")));
-const countOf = (values) => {
-  const counts = new Map();
-  for (const value of values) counts.set(value, (counts.get(value) ?? 0) + 1);
-  return counts;
-};
-const toolCounts = countOf(toolRequests);
-const modelCounts = countOf(model.requests.map(runNumberOf));
+const { countOf, toolCounts, modelCounts } = workCounts({ model, tools });
 const answeredIds = serverResult.answers.map((answer) => answer.runId);
 const stored = [];
 for (let offset = 0; ; offset += 500) {
@@ -343,13 +215,7 @@ const checks = {
 // ---- the report ----
 
 const mb = (bytes) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
-const ms = (value) => `${value.toFixed(1)} ms`;
-const throughput = (result) => (result.answers.length / result.elapsed) * 1000;
-const lines = [];
-const print = (line = "") => {
-  lines.push(line);
-  console.log(line);
-};
+const { print, save } = benchReport();
 print(`npm run bench:server, ${new Date().toISOString()}, Node ${process.version}`);
 print(
   `RUNS=${runs} CONCURRENCY=${concurrency} WORKERS=${workers} MODEL_MS=${modelMs} SERIAL=${serial} BACKLOG=${backlog}; load ${loadBefore.toFixed(2)} -> ${loadavg()[0].toFixed(2)}; ${wallSeconds.toFixed(1)} s in all`,
@@ -401,5 +267,4 @@ await bare.close();
 await model.close();
 await tools.close();
 await rm(directory, { recursive: true, force: true });
-if (process.env.BENCH_OUTPUT !== undefined)
-  await writeFile(process.env.BENCH_OUTPUT, `${lines.join("\n")}\n`);
+await save();

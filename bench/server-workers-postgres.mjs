@@ -15,11 +15,11 @@
 //   RUNS=100 CONCURRENCY=50 WORKER_CONCURRENCY=10 npm run bench:server:postgres
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { loadavg, tmpdir } from "node:os";
-import { join } from "node:path";
+import { rm } from "node:fs/promises";
+import { loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
 import pg from "pg";
+import * as bench from "./server-bench-setup.mjs";
 
 const databaseUrl = process.env.CHARTER_TEST_DATABASE_URL ?? process.env.DATABASE_URL ?? "";
 if (databaseUrl === "") {
@@ -29,30 +29,9 @@ if (databaseUrl === "") {
   process.exit(2);
 }
 
-const dist = new URL("../dist/", import.meta.url);
-const load = (file) => import(new URL(file, dist).href);
-const [
-  { createServer },
-  { createPgBossRunDispatcher },
-  { createApiKey },
-  { openRunStore },
-  { createAgentCatalog },
-  { loadConfiguration },
-  { systemEnvironment },
-  { createTenantConfigurationResolver },
-  { startScriptedOpenAIServer },
-  { startRestTestServer },
-] = await Promise.all([
-  load("server/create-server.js"),
-  load("server/workers/pg-boss-run-dispatcher.js"),
-  load("server/identity/create-api-key.js"),
-  load("store/open-run-store.js"),
-  load("agents/create-agent-catalog.js"),
-  load("config/load-configuration.js"),
-  load("foundation/environment.js"),
-  load("server/tenants/resolve-tenant-settings.js"),
-  load("testing/scripted-openai-server.js"),
-  load("testing/rest-test-server.js"),
+const [{ createPgBossRunDispatcher }, { openRunStore }] = await Promise.all([
+  bench.loadDist("server/workers/pg-boss-run-dispatcher.js"),
+  bench.loadDist("store/open-run-store.js"),
 ]);
 
 const runs = Math.max(1, Number(process.env.RUNS ?? 300));
@@ -60,25 +39,8 @@ const concurrency = Math.max(1, Math.min(runs, Number(process.env.CONCURRENCY ??
 const workerConcurrency = Math.max(1, Number(process.env.WORKER_CONCURRENCY ?? 20));
 const modelMs = Number(process.env.MODEL_MS ?? 20);
 const timeLimitMs = Number(process.env.TIME_LIMIT_SECONDS ?? 300) * 1000;
-const tenant = "bench";
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function runNumberOf(request) {
-  const messages = request.body?.messages ?? [];
-  const prompt = messages.find((message) => message.role === "user")?.content ?? "";
-  const text = typeof prompt === "string" ? prompt : JSON.stringify(prompt);
-  return /run ([\w-]+)/.exec(text)?.[1] ?? "unknown";
-}
-
-const model = await startScriptedOpenAIServer({
-  async respond(request) {
-    await sleep(modelMs);
-    const messages = request.body?.messages ?? [];
-    if (messages.some((message) => message.role === "tool")) return { kind: "text", text: "done" };
-    return { kind: "tool_calls", calls: [{ name: "rest__read", arguments: { key: runNumberOf(request) } }] };
-  },
-});
-const tools = await startRestTestServer((request) => ({ body: { item: request.path } }));
+const { model, tools } = await bench.startScriptedWork({ modelMs });
 
 // The store: a schema of its own (its queue in `<schema>_queue`), dropped at the end.
 const schema = `charter_bench_${randomUUID().replaceAll("-", "").slice(0, 16)}`;
@@ -95,57 +57,19 @@ await sql(`create schema ${schema}`);
 const storeUrl = new URL(databaseUrl);
 storeUrl.searchParams.set("options", `-c search_path=${schema}`);
 
-const directory = await mkdtemp(join(tmpdir(), "charter-server-pg-bench-"));
-await mkdir(join(directory, "agents"));
-await writeFile(
-  join(directory, ".charter.json"),
-  JSON.stringify({
-    providers: {
-      local: { type: "openai-compatible", baseUrl: model.baseUrl, models: { m: { contextWindow: 32000 } } },
-    },
-    restTools: {
-      read: {
-        method: "GET",
-        url: `${tools.url}/items/\${parameters.key}`,
-        parametersSchema: { type: "object", properties: { key: { type: "string" } }, required: ["key"] },
-      },
-    },
-  }),
-);
-await writeFile(
-  join(directory, "agents", "helper.md"),
-  "---\ndescription: Helps with items\nmodels: [local/m]\ntools: [rest__read]\ntoolPolicy: optional\nmaxTurns: 4\n---\nYou help with items.\n",
-);
-const configuration = (await loadConfiguration({ cwd: directory, homeDirectory: directory })).configuration;
-const store = await openRunStore({ url: storeUrl.toString(), environment: systemEnvironment });
+const { directory, dispatcherContext } = await bench.createBenchWorkspace({
+  prefix: "charter-server-pg-bench-",
+  model,
+  tools,
+});
+const store = await openRunStore({ url: storeUrl.toString(), environment: bench.systemEnvironment });
 const dispatcher = await createPgBossRunDispatcher({
-  context: {
-    store,
-    agentCatalog: createAgentCatalog(),
-    environment: systemEnvironment,
-    cwd: directory,
-    homeDirectory: directory,
-    etcDirectory: join(directory, "etc"),
-    runsDirectory: join(directory, "runs"),
-    tenantConfiguration: createTenantConfigurationResolver({ store, configuration, processEnvironment: {} }),
-  },
+  context: dispatcherContext(store),
   url: storeUrl.toString(),
   workers: 0,
   pollMilliseconds: 100,
 });
-const server = await createServer({
-  store,
-  dispatcher,
-  environment: systemEnvironment,
-  configuration: { rateLimits: { perAddress: 10_000_000 } },
-});
-const serverAddress = await server.listen({ host: "127.0.0.1", port: 0 });
-const { key } = await createApiKey(store.forTenant(tenant), {
-  role: "operator",
-  userId: null,
-  name: null,
-  now: systemEnvironment.now(),
-});
+const { server, address: serverAddress, key } = await bench.startBenchServer({ store, dispatcher });
 
 // ---- `charter worker` processes ----
 
@@ -154,7 +78,7 @@ async function startWorkerProcess() {
   const child = spawn(
     process.execPath,
     [
-      new URL("cli/main.js", dist).pathname,
+      new URL("cli/main.js", bench.dist).pathname,
       "worker",
       "--store",
       storeUrl.toString(),
@@ -183,82 +107,34 @@ async function startWorkerProcess() {
   });
 }
 
-// ---- a load ----
+// ---- a load: each run `POST /v1/runs` with `wait: true`, its number `<prefix><index>` ----
 
-async function drive(prefix, count, limit) {
-  const latencies = [];
-  const answers = [];
-  const failures = [];
-  const deadline = new AbortController();
-  const timer = setTimeout(() => deadline.abort(), timeLimitMs);
-  let next = 0;
-  const started = performance.now();
-  async function lane() {
-    while (next < count && !deadline.signal.aborted) {
-      const number = `${prefix}${next++}`;
-      const begin = performance.now();
-      try {
-        const response = await fetch(`${serverAddress}/v1/runs`, {
-          method: "POST",
-          headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
-          body: JSON.stringify({ agent: "helper", prompt: `run ${number}`, wait: true }),
-          signal: deadline.signal,
-        });
-        const body = await response.json();
-        if (response.status !== 200)
-          throw new Error(`${response.status} ${JSON.stringify(body).slice(0, 200)}`);
-        answers.push({ number, ...body });
-        latencies.push(performance.now() - begin);
-      } catch (error) {
-        failures.push({
-          number,
-          error:
-            error?.name === "AbortError"
-              ? "cut off by the time limit"
-              : `${error}${error?.cause !== undefined ? ` (${error.cause.code ?? error.cause})` : ""}`,
-        });
-      }
-    }
-  }
-  await Promise.all(Array.from({ length: limit }, lane));
-  const elapsed = performance.now() - started;
-  clearTimeout(timer);
-  return { prefix, latencies, answers, failures, elapsed, cutOff: deadline.signal.aborted };
+async function load(prefix, count, limit) {
+  const send = async (index, signal) => {
+    const number = `${prefix}${index}`;
+    const answer = await bench.postJson(
+      `${serverAddress}/v1/runs`,
+      { agent: "helper", prompt: `run ${number}`, wait: true },
+      { signal, headers: { authorization: `Bearer ${key}` }, status: 200 },
+    );
+    return { number, ...answer };
+  };
+  return { prefix, ...(await bench.drive(count, limit, send, timeLimitMs)) };
 }
 
-function percentile(values, fraction) {
-  if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)];
-}
-
-const lines = [];
-const print = (line = "") => {
-  lines.push(line);
-  console.log(line);
-};
-const ms = (value) => `${value.toFixed(1)} ms`;
-const throughput = (result) => (result.answers.length / result.elapsed) * 1000;
+const { print, save } = bench.benchReport();
 const loadBefore = loadavg()[0];
 const wallStart = performance.now();
 const results = [];
 try {
   await startWorkerProcess();
-  await drive("warm-a", 10, 10);
-  results.push(["1 worker", await drive("a", runs, concurrency)]);
+  await load("warm-a", 10, 10);
+  results.push(["1 worker", await load("a", runs, concurrency)]);
   await startWorkerProcess();
-  await drive("warm-b", 10, 10);
-  results.push(["2 workers", await drive("b", runs, concurrency)]);
+  await load("warm-b", 10, 10);
+  results.push(["2 workers", await load("b", runs, concurrency)]);
 
-  const countOf = (values) => {
-    const counts = new Map();
-    for (const value of values) counts.set(value, (counts.get(value) ?? 0) + 1);
-    return counts;
-  };
-  const toolCounts = countOf(
-    tools.requests.map((request) => decodeURIComponent(request.path.replace("/items/", ""))),
-  );
-  const modelCounts = countOf(model.requests.map(runNumberOf));
+  const { toolCounts, modelCounts } = bench.workCounts({ model, tools });
   print(`npm run bench:server:postgres, ${new Date().toISOString()}, Node ${process.version}`);
   print(
     `RUNS=${runs} per phase, CONCURRENCY=${concurrency}, WORKER_CONCURRENCY=${workerConcurrency} per worker process, MODEL_MS=${modelMs}; load ${loadBefore.toFixed(2)} -> ${loadavg()[0].toFixed(2)}; ${((performance.now() - wallStart) / 1000).toFixed(1)} s in all`,
@@ -280,10 +156,10 @@ try {
       oneTool === runs &&
       twoModelCalls === runs;
     print(
-      `${name.padEnd(10)} ${String(result.answers.length).padStart(5)} runs in ${(result.elapsed / 1000).toFixed(2)} s: ${throughput(result).toFixed(1)} runs/s; latency p50 ${ms(percentile(result.latencies, 0.5))}, p99 ${ms(percentile(result.latencies, 0.99))}${result.cutOff ? " (CUT OFF by the time limit)" : ""}; no run lost or duplicated: ${whole ? "met" : "NOT met"} (answered ${result.answers.length}/${runs}, ids unique ${new Set(ids).size === ids.length}, completed ${completed}, exactly one tool execution ${oneTool}, exactly two model calls ${twoModelCalls})${result.failures.length > 0 ? `; ${result.failures.length} failed, first: ${result.failures[0].error}` : ""}`,
+      `${name.padEnd(10)} ${String(result.answers.length).padStart(5)} runs in ${(result.elapsed / 1000).toFixed(2)} s: ${bench.throughput(result).toFixed(1)} runs/s; latency p50 ${bench.ms(bench.percentile(result.latencies, 0.5))}, p99 ${bench.ms(bench.percentile(result.latencies, 0.99))}${result.cutOff ? " (CUT OFF by the time limit)" : ""}; no run lost or duplicated: ${whole ? "met" : "NOT met"} (answered ${result.answers.length}/${runs}, ids unique ${new Set(ids).size === ids.length}, completed ${completed}, exactly one tool execution ${oneTool}, exactly two model calls ${twoModelCalls})${result.failures.length > 0 ? `; ${result.failures.length} failed, first: ${result.failures[0].error}` : ""}`,
     );
   }
-  const [one, two] = results.map(([, result]) => throughput(result));
+  const [one, two] = results.map(([, result]) => bench.throughput(result));
   print();
   print(
     `throughput, two workers / one: ${(two / one).toFixed(3)} (the server process and both workers share this machine's cores)`,
@@ -301,5 +177,4 @@ try {
   await rm(directory, { recursive: true, force: true });
   await sql(`drop schema if exists ${schema} cascade; drop schema if exists ${schema}_queue cascade`);
 }
-if (process.env.BENCH_OUTPUT !== undefined)
-  await writeFile(process.env.BENCH_OUTPUT, `${lines.join("\n")}\n`);
+await save();

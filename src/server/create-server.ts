@@ -32,7 +32,7 @@ import {
   type TenantScopeViolations,
   type ViolationLimits,
 } from "./identity/tenant-scope-violations.js";
-import { createRequestRateLimiter } from "./limits/request-rate-limiter.js";
+import { createRequestRateLimiter, unlimitedRequests } from "./limits/request-rate-limiter.js";
 
 export interface CreateServerOptions {
   /**
@@ -62,6 +62,11 @@ export interface CreateServerOptions {
   readonly readOnly?: boolean;
   /** `charter view`'s one-time sign-in: `POST /v1/view/session` exchanges it for a session credential. */
   readonly localViewer?: LocalViewerSessions;
+  /**
+   * Whether requests are counted against the configuration's rate limits (default true). `charter view` turns it
+   * off: one person reading their own store should neither be limited nor write counters into it.
+   */
+  readonly limitRequests?: boolean;
 }
 
 /** A Charter server, built and ready to listen. */
@@ -104,11 +109,14 @@ export async function createServer(options: CreateServerOptions): Promise<Charte
     environment,
     ...(options.violationLimits !== undefined ? { limits: options.violationLimits } : {}),
   });
-  const rateLimiter = createRequestRateLimiter({
-    store,
-    environment,
-    ...(options.configuration?.rateLimits !== undefined ? { limits: options.configuration.rateLimits } : {}),
-  });
+  const rateLimiter =
+    options.limitRequests === false
+      ? unlimitedRequests
+      : createRequestRateLimiter({
+          store,
+          environment,
+          ...(options.configuration?.rateLimits !== undefined ? { limits: options.configuration.rateLimits } : {}),
+        });
   const app = Fastify({
     logger: false,
     // Behind a proxy the server trusts, the client address is the one it forwards (X-Forwarded-For).

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { DatabaseSync } from "node:sqlite";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { charterBinary } from "../cli/cli-harness.js";
@@ -55,6 +56,19 @@ describe.skipIf(!browserAvailable)("charter view in Chromium", () => {
         body: { agent: "helper", prompt: "Hi", wait: true },
       })
     ).body.runId as string;
+    // Every request the API server counted so far, to compare with what is counted once the viewer has served.
+    const storePath = api.storeUrl.replace(/^sqlite:/, "");
+    const requestsCounted = (): number => {
+      const database = new DatabaseSync(storePath, { readOnly: true });
+      try {
+        const row = database.prepare("SELECT coalesce(sum(count), 0) AS counted FROM charter_rate_windows").get();
+        return Number(row?.counted);
+      } finally {
+        database.close();
+      }
+    };
+    const countedBeforeViewing = requestsCounted();
+    expect(countedBeforeViewing).toBeGreaterThan(0);
     const view = await startView([
       "--store",
       api.storeUrl.replace(/^sqlite:/, ""),
@@ -103,6 +117,8 @@ describe.skipIf(!browserAvailable)("charter view in Chromium", () => {
         expect(((await answer.json()) as { error: { code: string } }).error.code).toBe("ROUTE_NOT_FOUND");
       }
       expect((await fetch(`${view.address}/v1/runs`)).status).toBe(401);
+      // The store was opened to be read: the viewer counted none of its requests into it.
+      expect(requestsCounted()).toBe(countedBeforeViewing);
     } finally {
       view.child.kill("SIGTERM");
     }

@@ -32,6 +32,12 @@ function refuse(scope: string, counted: RateCount, details: Readonly<Record<stri
   );
 }
 
+/** The limiter of a server that limits nothing (`charter view`): it counts nothing and so stores nothing. */
+export const unlimitedRequests: RequestRateLimiter = {
+  checkAddress: async () => {},
+  checkCaller: async () => {},
+};
+
 export function createRequestRateLimiter(options: {
   readonly store: RunStore;
   readonly environment: RuntimeEnvironment;

@@ -1,6 +1,6 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createConfigurationCache } from "../../src/config/configuration-cache.js";
 import { deterministicEnvironment } from "../../src/foundation/environment.js";
 import { acceptRunRequest } from "../../src/server/execution/accept-run-request.js";
@@ -11,31 +11,19 @@ import { startScriptedOpenAIServer } from "../../src/testing/scripted-openai-ser
 import { localModelProvider } from "../cli/cli-harness.js";
 import {
   executionContext,
-  postgresTestStore,
   postgresTestUrl,
   reportStep,
   runRequest,
   type ServerWorkspace,
-  serverWorkspace,
-  sqliteTestStore,
-  type TestStore,
+  testStoreOn,
+  testWorkspace,
   toolAnswers,
   wireMessages,
 } from "./execution-harness.js";
 
-let workspace: ServerWorkspace | null = null;
-let testStore: TestStore | null = null;
-
-afterEach(async () => {
-  await testStore?.dispose();
-  testStore = null;
-  await workspace?.close();
-  workspace = null;
-});
-
 /** Reads one tool, then reports what it read. */
 async function readThenReport(): Promise<ServerWorkspace> {
-  workspace = await serverWorkspace({
+  return testWorkspace({
     respond: (request) =>
       toolAnswers(request) === 0
         ? {
@@ -44,16 +32,15 @@ async function readThenReport(): Promise<ServerWorkspace> {
           }
         : reportStep("alpha is fine"),
   });
-  return workspace;
 }
 
 function types(events: readonly StoredRunEvent[]): string[] {
   return events.map((event) => event.type);
 }
 
-async function lifecycleOfASuccessfulRun(open: (directory: string) => Promise<TestStore>) {
+async function lifecycleOfASuccessfulRun(backend: "sqlite" | "postgres") {
   const space = await readThenReport();
-  testStore = await open(space.directory);
+  const testStore = await testStoreOn(backend, space.directory);
   const hub = createRunEventHub();
   const context = executionContext(space, testStore.store, { events: hub });
   const request = runRequest({ conversationId: "conv-1" });
@@ -128,16 +115,16 @@ async function lifecycleOfASuccessfulRun(open: (directory: string) => Promise<Te
 
 describe("executeRunRequest", () => {
   it("records REQUESTED, ROUTED, EXECUTING, TOOL_CALL, COMPLETED with the seed's telemetry (SQLite)", async () => {
-    await lifecycleOfASuccessfulRun(sqliteTestStore);
+    await lifecycleOfASuccessfulRun("sqlite");
   });
 
   it.skipIf(postgresTestUrl === "")("does the same on PostgreSQL", async () => {
-    await lifecycleOfASuccessfulRun(() => postgresTestStore());
+    await lifecycleOfASuccessfulRun("postgres");
   });
 
   it("records FAILED with class provider_error, retries and final_state error when the model fails", async () => {
-    workspace = await serverWorkspace({ respond: () => ({ kind: "error", status: 500 }) });
-    testStore = await sqliteTestStore(workspace.directory);
+    const workspace = await testWorkspace({ respond: () => ({ kind: "error", status: 500 }) });
+    const testStore = await testStoreOn("sqlite", workspace.directory);
     // The failed target rests between attempts: on a clock whose sleep returns at once.
     const context = executionContext(workspace, testStore.store, { environment: deterministicEnvironment() });
     const request = runRequest();
@@ -155,7 +142,7 @@ describe("executeRunRequest", () => {
   });
 
   it("refuses a call of a class the role may not call as a permission_error the model sees, never running it", async () => {
-    workspace = await serverWorkspace({
+    const workspace = await testWorkspace({
       respond: (request) =>
         toolAnswers(request) === 0
           ? {
@@ -164,7 +151,7 @@ describe("executeRunRequest", () => {
             }
           : reportStep("could not record"),
     });
-    testStore = await sqliteTestStore(workspace.directory);
+    const testStore = await testStoreOn("sqlite", workspace.directory);
     const context = executionContext(workspace, testStore.store, {
       roleToolClasses: (role) => (role === "viewer" ? ["read_only"] : ["read_only", "idempotent", "write"]),
     });
@@ -189,7 +176,7 @@ describe("executeRunRequest", () => {
   });
 
   it("stops a delete for a human's decision even when the configuration pre-approves it, then continues once", async () => {
-    workspace = await serverWorkspace({
+    const workspace = await testWorkspace({
       frontmatter: "\napprovedTools: [rest__remove]",
       respond: (request) =>
         toolAnswers(request) === 0
@@ -199,7 +186,7 @@ describe("executeRunRequest", () => {
             }
           : reportStep("removed gamma"),
     });
-    testStore = await sqliteTestStore(workspace.directory);
+    const testStore = await testStoreOn("sqlite", workspace.directory);
     const context = executionContext(workspace, testStore.store);
     const request = runRequest({ prompt: "Remove gamma, I confirm." });
     await acceptRunRequest(request, context);
@@ -247,8 +234,8 @@ describe("executeRunRequest", () => {
   });
 
   it("routes `auto` through the selector and records its choice as the intent", async () => {
-    workspace = await serverWorkspace({ respond: () => reportStep("looks good") });
-    testStore = await sqliteTestStore(workspace.directory);
+    const workspace = await testWorkspace({ respond: () => reportStep("looks good") });
+    const testStore = await testStoreOn("sqlite", workspace.directory);
     const context = executionContext(workspace, testStore.store);
     const request = runRequest({ agent: "auto", prompt: "Please review this change to the parser." });
     await acceptRunRequest(request, context);
@@ -260,8 +247,8 @@ describe("executeRunRequest", () => {
   });
 
   it("refuses an agent that is not a registry id (a path) without running anything", async () => {
-    workspace = await serverWorkspace({ respond: () => reportStep("never") });
-    testStore = await sqliteTestStore(workspace.directory);
+    const workspace = await testWorkspace({ respond: () => reportStep("never") });
+    const testStore = await testStoreOn("sqlite", workspace.directory);
     const context = executionContext(workspace, testStore.store);
     const request = runRequest({ agent: "../agents/helper.md" });
     await acceptRunRequest(request, context);
@@ -273,10 +260,10 @@ describe("executeRunRequest", () => {
   });
 
   it("continues a conversation with the earlier runs' messages, within the tenant only", async () => {
-    workspace = await serverWorkspace({
+    const workspace = await testWorkspace({
       respond: (request) => reportStep(`answer ${wireMessages(request).length}`),
     });
-    testStore = await sqliteTestStore(workspace.directory);
+    const testStore = await testStoreOn("sqlite", workspace.directory);
     const context = executionContext(workspace, testStore.store);
     const first = runRequest({ conversationId: "chat", prompt: "My name is Ann." });
     await acceptRunRequest(first, context);
@@ -292,7 +279,7 @@ describe("executeRunRequest", () => {
     await acceptRunRequest(elsewhere, context);
     await executeRunRequest(elsewhere, context);
     const asText = (index: number) =>
-      wireMessages(workspace!.model.requests[index]!).map((message) => `${message.role}: ${message.content}`);
+      wireMessages(workspace.model.requests[index]!).map((message) => `${message.role}: ${message.content}`);
     expect(asText(0).slice(1)).toEqual(["user: My name is Ann."]);
     expect(asText(1).slice(1)).toEqual([
       "user: My name is Ann.",
@@ -310,8 +297,8 @@ describe("executeRunRequest", () => {
   });
 
   it("runs under the configuration files as they are when it starts: an edit between two runs applies to the next", async () => {
-    workspace = await serverWorkspace({ respond: () => reportStep("done") });
-    testStore = await sqliteTestStore(workspace.directory);
+    const workspace = await testWorkspace({ respond: () => reportStep("done") });
+    const testStore = await testStoreOn("sqlite", workspace.directory);
     // The configuration is kept between runs (its files count as settled on this clock) and read again once edited.
     const context = executionContext(workspace, testStore.store, {
       configurationCache: createConfigurationCache({ now: () => Date.now() + 60_000 }),
@@ -343,8 +330,8 @@ describe("executeRunRequest", () => {
   });
 
   it("runs under the tenant's provider and model overrides from the resolver", async () => {
-    workspace = await serverWorkspace({ respond: () => reportStep("done") });
-    testStore = await sqliteTestStore(workspace.directory);
+    const workspace = await testWorkspace({ respond: () => reportStep("done") });
+    const testStore = await testStoreOn("sqlite", workspace.directory);
     const context = executionContext(workspace, testStore.store, {
       tenantConfiguration: async (tenantId) =>
         tenantId === "acme"
@@ -354,7 +341,7 @@ describe("executeRunRequest", () => {
                 providers: {
                   tenantlocal: {
                     type: "openai-compatible",
-                    baseUrl: workspace!.model.baseUrl,
+                    baseUrl: workspace.model.baseUrl,
                     models: { big: { contextWindow: 64000 } },
                   },
                 },
@@ -372,7 +359,7 @@ describe("executeRunRequest", () => {
   });
 
   it("resumes a conversation's run under its own prompt and the role's tool classes it started with", async () => {
-    workspace = await serverWorkspace({
+    const workspace = await testWorkspace({
       frontmatter: "\nabilities: [billing]",
       respond: (request) => {
         const messages = wireMessages(request);
@@ -400,7 +387,7 @@ describe("executeRunRequest", () => {
       join(workspace.directory, "abilities", "billing.md"),
       "---\nid: billing\nkeywords: [invoice]\n---\nInvoices are issued monthly.\n",
     );
-    testStore = await sqliteTestStore(workspace.directory);
+    const testStore = await testStoreOn("sqlite", workspace.directory);
     // While the run waits, the role's classes change: the run keeps those it started with (read and delete only).
     let classes: readonly ("read_only" | "idempotent" | "write" | "delete")[] = ["read_only", "delete"];
     const context = executionContext(workspace, testStore.store, { roleToolClasses: () => classes });

@@ -1,12 +1,15 @@
+import { type ChildProcess, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
+import { onTestFinished } from "vitest";
 import { createAgentCatalog } from "../../src/agents/create-agent-catalog.js";
 import { systemEnvironment } from "../../src/foundation/environment.js";
 import type { RunExecutionContext } from "../../src/server/execution/run-execution-context.js";
 import type { RunRequest } from "../../src/server/execution/run-request.js";
+import type { PgBossRunDispatcher } from "../../src/server/workers/pg-boss-run-dispatcher.js";
 import { openRunStore } from "../../src/store/open-run-store.js";
 import type { RunStore } from "../../src/store/run-store.js";
 import { type RestTestServer, startRestTestServer } from "../../src/testing/rest-test-server.js";
@@ -16,7 +19,7 @@ import {
   startScriptedOpenAIServer,
 } from "../../src/testing/scripted-openai-server.js";
 import type { ScriptedStep } from "../../src/testing/scripted-openai-step.js";
-import { agentFile, localModelProvider } from "../cli/cli-harness.js";
+import { agentFile, charterBinary, localModelProvider } from "../cli/cli-harness.js";
 import { postgresTestUrl } from "../store/postgres-store-factory.js";
 
 export { postgresTestUrl };
@@ -213,4 +216,103 @@ export async function eventually<T>(
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
+}
+
+/**
+ * Releases `resource` when the running test finishes, passed or failed. Vitest runs these callbacks last registered
+ * first, so what was made from a resource (a worker over a store, a store in a workspace's folder) is released
+ * before it: the order each test file's afterEach used to spell out, without a module-level variable per resource.
+ * Call it inside a test.
+ */
+export function releasedAfterTest<T>(resource: T, release: (resource: T) => Promise<unknown>): T {
+  onTestFinished(async () => {
+    await release(resource);
+  });
+  return resource;
+}
+
+/** A `serverWorkspace` closed when the running test finishes. */
+export async function testWorkspace(
+  options: Parameters<typeof serverWorkspace>[0],
+): Promise<ServerWorkspace> {
+  return releasedAfterTest(await serverWorkspace(options), (workspace) => workspace.close());
+}
+
+/** A store of the given kind for the running test (SQLite in `directory`), disposed when the test finishes. */
+export async function testStoreOn(
+  backend: "sqlite" | "postgres" | string,
+  directory: string,
+): Promise<TestStore> {
+  const testStore = backend === "sqlite" ? await sqliteTestStore(directory) : await postgresTestStore();
+  return releasedAfterTest(testStore, (store) => store.dispose());
+}
+
+/**
+ * The pg-boss dispatcher of a server that executes no runs itself (they go to `charter worker` processes), polling
+ * every 100 ms; closed when the running test finishes. Loaded on demand: only the PostgreSQL tests need pg-boss.
+ */
+export async function pgBossTestDispatcher(
+  workspace: ServerWorkspace,
+  testStore: TestStore,
+): Promise<PgBossRunDispatcher> {
+  const { createPgBossRunDispatcher } = await import("../../src/server/workers/pg-boss-run-dispatcher.js");
+  const dispatcher = await createPgBossRunDispatcher({
+    context: executionContext(workspace, testStore.store),
+    url: testStore.url,
+    pollMilliseconds: 100,
+  });
+  return releasedAfterTest(dispatcher, (opened) => opened.close());
+}
+
+export interface WorkerProcess {
+  readonly child: ChildProcess;
+  readonly exited: Promise<number | null>;
+  /** What it printed so far, stdout and stderr together. */
+  output(): string;
+}
+
+/**
+ * `charter worker` as a real child process in the workspace (its configuration and agents) over the test's store,
+ * with a short lease (3 s) and poll (100 ms) so that a take-over happens within a test; `flags` and `environment`
+ * add to its command line and environment. Killed with SIGKILL when the running test finishes, if still running.
+ */
+export function startWorkerProcess(
+  workspace: ServerWorkspace,
+  testStore: TestStore,
+  options: { readonly flags?: readonly string[]; readonly environment?: NodeJS.ProcessEnv } = {},
+): WorkerProcess {
+  const child = spawn(
+    process.execPath,
+    [
+      charterBinary,
+      "worker",
+      "--store",
+      testStore.url,
+      ...(options.flags ?? []),
+      "--lease",
+      "3s",
+      "--poll",
+      "100ms",
+    ],
+    {
+      cwd: workspace.directory,
+      env: { ...process.env, HOME: workspace.directory, CHARTER_DATABASE_URL: "", ...options.environment },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  let output = "";
+  const collect = (chunk: Buffer) => {
+    output += chunk.toString("utf8");
+  };
+  child.stdout?.on("data", collect);
+  child.stderr?.on("data", collect);
+  const worker: WorkerProcess = {
+    child,
+    exited: new Promise<number | null>((resolveExit) => child.on("exit", (code) => resolveExit(code))),
+    output: () => output,
+  };
+  return releasedAfterTest(worker, async (started) => {
+    started.child.kill("SIGKILL");
+    await started.exited;
+  });
 }

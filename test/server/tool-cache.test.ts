@@ -1,6 +1,6 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { deterministicEnvironment } from "../../src/foundation/environment.js";
 import { acceptRunRequest } from "../../src/server/execution/accept-run-request.js";
 import { executeRunRequest } from "../../src/server/execution/execute-run-request.js";
@@ -8,27 +8,16 @@ import type { RunExecutionContext } from "../../src/server/execution/run-executi
 import type { RunRequest } from "../../src/server/execution/run-request.js";
 import {
   executionContext,
-  postgresTestStore,
   postgresTestUrl,
   reportStep,
   runRequest,
   type ServerWorkspace,
-  serverWorkspace,
-  sqliteTestStore,
-  type TestStore,
+  type serverWorkspace,
+  testStoreOn,
+  testWorkspace,
   toolAnswers,
   wireMessages,
 } from "./execution-harness.js";
-
-let workspace: ServerWorkspace | null = null;
-let testStore: TestStore | null = null;
-
-afterEach(async () => {
-  await testStore?.dispose();
-  testStore = null;
-  await workspace?.close();
-  workspace = null;
-});
 
 const backends = postgresTestUrl === "" ? ["sqlite"] : ["sqlite", "postgres"];
 
@@ -36,7 +25,7 @@ const backends = postgresTestUrl === "" ? ["sqlite"] : ["sqlite", "postgres"];
 async function scriptedWorkspace(
   tool?: Parameters<typeof serverWorkspace>[0]["tool"],
 ): Promise<ServerWorkspace> {
-  workspace = await serverWorkspace({
+  return testWorkspace({
     ...(tool !== undefined ? { tool } : {}),
     respond: (request) => {
       if (toolAnswers(request) > 0) return reportStep("done");
@@ -50,7 +39,6 @@ async function scriptedWorkspace(
       return { kind: "tool_calls", calls };
     },
   });
-  return workspace;
 }
 
 interface ToolCallTelemetry {
@@ -75,7 +63,7 @@ async function runAndReadToolCalls(
 describe.each(backends)("the read-only tool cache of server runs on %s", (backend) => {
   it("serves a read to the same tenant and role within its TTL, never to another role or tenant, and forgets it after a write through the same tools", async () => {
     const space = await scriptedWorkspace();
-    testStore = backend === "sqlite" ? await sqliteTestStore(space.directory) : await postgresTestStore();
+    const testStore = await testStoreOn(backend, space.directory);
     const environment = deterministicEnvironment({ start: Date.UTC(2026, 0, 1) });
     const context = executionContext(space, testStore.store, { environment });
     const gets = () => space.tools.requests.filter((sent) => sent.method === "GET").length;
@@ -128,7 +116,7 @@ describe.each(backends)("the read-only tool cache of server runs on %s", (backen
     const configurationPath = join(space.directory, ".charter.json");
     const configuration = JSON.parse(await readFile(configurationPath, "utf8")) as Record<string, unknown>;
     await writeFile(configurationPath, JSON.stringify({ ...configuration, toolCache: { rest__read: "5s" } }));
-    testStore = backend === "sqlite" ? await sqliteTestStore(space.directory) : await postgresTestStore();
+    const testStore = await testStoreOn(backend, space.directory);
     const environment = deterministicEnvironment({ start: Date.UTC(2026, 0, 1) });
     const gets = () => space.tools.requests.filter((sent) => sent.method === "GET").length;
     for (const defaultTtl of [90_000, null]) {
@@ -165,7 +153,7 @@ describe.each(backends)("the read-only tool cache of server runs on %s", (backen
       posts += 1;
       return { status: 503, body: { error: "unavailable" } };
     });
-    testStore = backend === "sqlite" ? await sqliteTestStore(space.directory) : await postgresTestStore();
+    const testStore = await testStoreOn(backend, space.directory);
     const context = executionContext(space, testStore.store);
     const calls = await runAndReadToolCalls(context, { prompt: "write=alpha read=alpha" });
     expect(calls).toEqual([

@@ -1,6 +1,6 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { deterministicEnvironment } from "../../src/foundation/environment.js";
 import { acceptRunRequest } from "../../src/server/execution/accept-run-request.js";
 import { executeRunRequest } from "../../src/server/execution/execute-run-request.js";
@@ -8,34 +8,21 @@ import type { RunRequest } from "../../src/server/execution/run-request.js";
 import { loadRunExecutionSetup } from "../../src/server/load-run-execution-setup.js";
 import {
   executionContext,
-  postgresTestStore,
   postgresTestUrl,
   reportStep,
   runRequest,
-  type ServerWorkspace,
-  serverWorkspace,
-  sqliteTestStore,
-  type TestStore,
+  testStoreOn,
+  testWorkspace,
   toolAnswers,
   wireMessages,
 } from "./execution-harness.js";
-
-let workspace: ServerWorkspace | null = null;
-let testStore: TestStore | null = null;
-
-afterEach(async () => {
-  await testStore?.dispose();
-  testStore = null;
-  await workspace?.close();
-  workspace = null;
-});
 
 const backends = postgresTestUrl === "" ? ["sqlite"] : ["sqlite", "postgres"];
 
 describe.each(backends)("tool-call rate limits on %s", (backend) => {
   it("a call over its tenant's or user's tool-class limit is a rate_limit_exceeded tool failure with retryAfter, never run; the next window runs it", async () => {
     // The prompt says how many writes (and reads) to make in the first turn; then the run reports.
-    workspace = await serverWorkspace({
+    const workspace = await testWorkspace({
       respond: (request) => {
         if (toolAnswers(request) > 0) return reportStep("done");
         const prompt = wireMessages(request).at(-1)?.content ?? "";
@@ -58,7 +45,7 @@ describe.each(backends)("tool-call rate limits on %s", (backend) => {
         };
       },
     });
-    testStore = backend === "sqlite" ? await sqliteTestStore(workspace.directory) : await postgresTestStore();
+    const testStore = await testStoreOn(backend, workspace.directory);
     const environment = deterministicEnvironment({ start: Date.UTC(2026, 0, 1) });
     const context = executionContext(workspace, testStore.store, {
       environment,
@@ -134,7 +121,7 @@ describe.each(backends)("tool-call rate limits on %s", (backend) => {
 
 describe("tool-call rate limits from the configuration file", () => {
   it("server.rateLimits.toolCalls in the file `charter serve --config` and `charter worker --config` read limits their runs", async () => {
-    workspace = await serverWorkspace({
+    const workspace = await testWorkspace({
       respond: (request) =>
         toolAnswers(request) > 0
           ? reportStep("done")
@@ -156,7 +143,7 @@ describe("tool-call rate limits from the configuration file", () => {
       configPath,
       processEnvironment: {},
     });
-    testStore = await sqliteTestStore(workspace.directory);
+    const testStore = await testStoreOn("sqlite", workspace.directory);
     const context = {
       ...setup.executionContext(testStore.store),
       // The test's own directories, not the user's.

@@ -1,79 +1,27 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import {
-  createPgBossRunDispatcher,
-  type PgBossRunDispatcher,
-} from "../../src/server/workers/pg-boss-run-dispatcher.js";
+import { describe, expect, it } from "vitest";
 import { charterBinary } from "../cli/cli-harness.js";
 import { nodeProcess } from "../node-process.js";
 import {
   eventually,
-  executionContext,
   gate,
-  postgresTestStore,
+  pgBossTestDispatcher,
   postgresTestUrl,
   reportStep,
   runRequest,
   type ServerWorkspace,
-  serverWorkspace,
-  type TestStore,
+  type serverWorkspace,
+  startWorkerProcess,
+  testStoreOn,
+  testWorkspace,
   toolAnswers,
   wireMessages,
 } from "./execution-harness.js";
 
-let workspace: ServerWorkspace | null = null;
-let testStore: TestStore | null = null;
-let dispatcher: PgBossRunDispatcher | null = null;
-const workers: WorkerProcess[] = [];
-
-afterEach(async () => {
-  for (const worker of workers.splice(0)) {
-    worker.child.kill("SIGKILL");
-    await worker.exited;
-  }
-  await dispatcher?.close();
-  dispatcher = null;
-  await testStore?.dispose();
-  testStore = null;
-  await workspace?.close();
-  workspace = null;
-});
-
-interface WorkerProcess {
-  readonly child: ChildProcess;
-  readonly exited: Promise<number | null>;
-  output(): string;
-}
-
-/** `charter worker` as a real child process, in the workspace (its configuration and agents), with a short lease. */
-function startWorkerProcess(space: ServerWorkspace, store: TestStore): WorkerProcess {
-  const child = spawn(
-    process.execPath,
-    [charterBinary, "worker", "--store", store.url, "--concurrency", "2", "--lease", "3s", "--poll", "100ms"],
-    {
-      cwd: space.directory,
-      env: { ...process.env, HOME: space.directory, CHARTER_DATABASE_URL: "" },
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
-  let output = "";
-  child.stdout?.on("data", (chunk: Buffer) => {
-    output += chunk.toString("utf8");
-  });
-  child.stderr?.on("data", (chunk: Buffer) => {
-    output += chunk.toString("utf8");
-  });
-  const worker = {
-    child,
-    exited: new Promise<number | null>((resolveExit) => child.on("exit", (code) => resolveExit(code))),
-    output: () => output,
-  };
-  workers.push(worker);
-  return worker;
-}
+/** Two runs at once per worker process. */
+const twoAtOnce = { flags: ["--concurrency", "2"] };
 
 /** A model that writes `one`, then writes `two`, then reports; counted at the tool server. */
 function twoWritesThenReport(request: Parameters<Parameters<typeof serverWorkspace>[0]["respond"]>[0]) {
@@ -99,7 +47,7 @@ describe.skipIf(postgresTestUrl === "")("charter worker processes on PostgreSQL 
   it("a worker killed with kill -9 mid-run loses nothing: another takes the run over after its lease, no tool call repeated", async () => {
     const secondWriteHeld = gate();
     const releaseSecondWrite = gate();
-    workspace = await serverWorkspace({
+    const workspace = await testWorkspace({
       respond: twoWritesThenReport,
       tool: async (request) => {
         if (request.path === "/items/two") {
@@ -109,14 +57,10 @@ describe.skipIf(postgresTestUrl === "")("charter worker processes on PostgreSQL 
         return { body: { recorded: request.path } };
       },
     });
-    testStore = await postgresTestStore();
-    dispatcher = await createPgBossRunDispatcher({
-      context: executionContext(workspace, testStore.store),
-      url: testStore.url,
-      pollMilliseconds: 100,
-    });
-    const first = startWorkerProcess(workspace, testStore);
-    const second = startWorkerProcess(workspace, testStore);
+    const testStore = await testStoreOn("postgres", workspace.directory);
+    const dispatcher = await pgBossTestDispatcher(workspace, testStore);
+    const first = startWorkerProcess(workspace, testStore, twoAtOnce);
+    const second = startWorkerProcess(workspace, testStore, twoAtOnce);
     const request = runRequest({ prompt: "Record one, then two." });
     await dispatcher.dispatch(request);
     // The second turn's write is under way at the tool server: kill -9 the worker that runs it.
@@ -161,7 +105,7 @@ describe.skipIf(postgresTestUrl === "")("charter worker processes on PostgreSQL 
   it("SIGTERM drains a worker: the tool call under way finishes, the run stops at its checkpoint, another worker ends it", async () => {
     const writeHeld = gate();
     const releaseWrite = gate();
-    workspace = await serverWorkspace({
+    const workspace = await testWorkspace({
       respond: (request) =>
         toolAnswers(request) === 0
           ? { kind: "tool_calls", calls: [{ id: "w1", name: "rest__record", arguments: { key: "one" } }] }
@@ -172,13 +116,9 @@ describe.skipIf(postgresTestUrl === "")("charter worker processes on PostgreSQL 
         return { body: { recorded: request.path } };
       },
     });
-    testStore = await postgresTestStore();
-    dispatcher = await createPgBossRunDispatcher({
-      context: executionContext(workspace, testStore.store),
-      url: testStore.url,
-      pollMilliseconds: 100,
-    });
-    const first = startWorkerProcess(workspace, testStore);
+    const testStore = await testStoreOn("postgres", workspace.directory);
+    const dispatcher = await pgBossTestDispatcher(workspace, testStore);
+    const first = startWorkerProcess(workspace, testStore, twoAtOnce);
     const request = runRequest({ prompt: "Record one." });
     await dispatcher.dispatch(request);
     await writeHeld.opened;
@@ -193,7 +133,7 @@ describe.skipIf(postgresTestUrl === "")("charter worker processes on PostgreSQL 
     // The call finished before the worker stopped: its result is stored, and the model was not asked again.
     expect(executions(workspace, "/items/one")).toBe(1);
     expect(workspace.model.requests).toHaveLength(1);
-    const second = startWorkerProcess(workspace, testStore);
+    const second = startWorkerProcess(workspace, testStore, twoAtOnce);
     await dispatcher.whenSettled("acme", request.runId, new AbortController().signal);
     expect((await acme.getRunRequest(request.runId))?.state).toBe("COMPLETED");
     expect((await acme.getRun(request.runId))?.owner?.pid).toBe(second.child.pid);

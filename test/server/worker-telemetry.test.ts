@@ -1,92 +1,43 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { runTraceIds } from "../../src/server/telemetry/run-trace-ids.js";
 import {
-  createPgBossRunDispatcher,
-  type PgBossRunDispatcher,
-} from "../../src/server/workers/pg-boss-run-dispatcher.js";
-import { charterBinary } from "../cli/cli-harness.js";
-import {
   eventually,
-  executionContext,
   gate,
-  postgresTestStore,
+  pgBossTestDispatcher,
   postgresTestUrl,
+  releasedAfterTest,
   reportStep,
   runRequest,
   type ServerWorkspace,
-  serverWorkspace,
+  startWorkerProcess,
   type TestStore,
+  testStoreOn,
+  testWorkspace,
   toolAnswers,
 } from "./execution-harness.js";
 import { hasPath, spansOf } from "./otlp-json.js";
 import { type OtlpReceiver, startOtlpReceiver } from "./otlp-receiver.js";
 
-let workspace: ServerWorkspace | null = null;
-let testStore: TestStore | null = null;
-let dispatcher: PgBossRunDispatcher | null = null;
-let collector: OtlpReceiver | null = null;
-const workers: WorkerProcess[] = [];
-
-afterEach(async () => {
-  for (const worker of workers.splice(0)) {
-    worker.child.kill("SIGKILL");
-    await worker.exited;
-  }
-  await dispatcher?.close();
-  dispatcher = null;
-  await testStore?.dispose();
-  testStore = null;
-  await workspace?.close();
-  workspace = null;
-  await collector?.close();
-  collector = null;
-});
-
-interface WorkerProcess {
-  readonly child: ChildProcess;
-  readonly exited: Promise<number | null>;
-  output(): string;
-}
-
-/** `charter worker` as a real child process exporting its telemetry (OTLP/JSON) to the test's receiver. */
-function startWorkerProcess(serviceName: string): WorkerProcess {
-  const child = spawn(
-    process.execPath,
-    [charterBinary, "worker", "--store", testStore!.url, "--lease", "3s", "--poll", "100ms"],
-    {
-      cwd: workspace!.directory,
-      env: {
-        ...process.env,
-        HOME: workspace!.directory,
-        CHARTER_DATABASE_URL: "",
-        OTEL_EXPORTER_OTLP_ENDPOINT: collector!.endpoint,
-        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: undefined,
-        OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: undefined,
-        OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
-        OTEL_SERVICE_NAME: serviceName,
-        OTEL_SDK_DISABLED: undefined,
-        // Nothing is sent on a timer: what arrives, the worker's SIGTERM drain sent.
-        OTEL_BSP_SCHEDULE_DELAY: "600000",
-        OTEL_METRIC_EXPORT_INTERVAL: "600000",
-      },
-      stdio: ["ignore", "pipe", "pipe"],
+/** `charter worker` exporting its telemetry (OTLP/JSON) to the test's receiver under `serviceName`. */
+function startTelemetryWorker(
+  workspace: ServerWorkspace,
+  testStore: TestStore,
+  collector: OtlpReceiver,
+  serviceName: string,
+) {
+  return startWorkerProcess(workspace, testStore, {
+    environment: {
+      OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint,
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: undefined,
+      OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: undefined,
+      OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+      OTEL_SERVICE_NAME: serviceName,
+      OTEL_SDK_DISABLED: undefined,
+      // Nothing is sent on a timer: what arrives, the worker's SIGTERM drain sent.
+      OTEL_BSP_SCHEDULE_DELAY: "600000",
+      OTEL_METRIC_EXPORT_INTERVAL: "600000",
     },
-  );
-  let output = "";
-  child.stdout?.on("data", (chunk: Buffer) => {
-    output += chunk.toString("utf8");
   });
-  child.stderr?.on("data", (chunk: Buffer) => {
-    output += chunk.toString("utf8");
-  });
-  const worker = {
-    child,
-    exited: new Promise<number | null>((resolveExit) => child.on("exit", (code) => resolveExit(code))),
-    output: () => output,
-  };
-  workers.push(worker);
-  return worker;
 }
 
 const callerTraceId = "0af7651916cd43dd8448eb211c80319c";
@@ -96,7 +47,7 @@ describe.skipIf(postgresTestUrl === "")("charter worker's telemetry on PostgreSQ
   it("a run drained by one worker and continued by another is one trace: the caller's, two invoke_agent spans from the two workers, the second linked to the first", async () => {
     const writeHeld = gate();
     const releaseWrite = gate();
-    workspace = await serverWorkspace({
+    const workspace = await testWorkspace({
       respond: (request) =>
         toolAnswers(request) === 0
           ? { kind: "tool_calls", calls: [{ id: "w1", name: "rest__record", arguments: { key: "one" } }] }
@@ -107,14 +58,10 @@ describe.skipIf(postgresTestUrl === "")("charter worker's telemetry on PostgreSQ
         return { body: { recorded: request.path } };
       },
     });
-    testStore = await postgresTestStore();
-    collector = await startOtlpReceiver();
-    dispatcher = await createPgBossRunDispatcher({
-      context: executionContext(workspace, testStore.store),
-      url: testStore.url,
-      pollMilliseconds: 100,
-    });
-    const first = startWorkerProcess("charter-worker-one");
+    const testStore = await testStoreOn("postgres", workspace.directory);
+    const collector = releasedAfterTest(await startOtlpReceiver(), (receiver) => receiver.close());
+    const dispatcher = await pgBossTestDispatcher(workspace, testStore);
+    const first = startTelemetryWorker(workspace, testStore, collector, "charter-worker-one");
     // The caller's trace context travels with the request, through the queue, to whichever worker runs it.
     const request = runRequest({
       prompt: "Record one.",
@@ -128,7 +75,7 @@ describe.skipIf(postgresTestUrl === "")("charter worker's telemetry on PostgreSQ
     expect(await first.exited).toBe(0);
     // The drained worker flushed its spans before it exited.
     const fromFirst = spansOf(await collector.waitFor("the first worker's spans", hasPath("/v1/traces")));
-    const second = startWorkerProcess("charter-worker-two");
+    const second = startTelemetryWorker(workspace, testStore, collector, "charter-worker-two");
     await dispatcher.whenSettled("acme", request.runId, new AbortController().signal);
     expect((await testStore.store.forTenant("acme").getRunRequest(request.runId))?.state).toBe("COMPLETED");
     second.child.kill("SIGTERM");

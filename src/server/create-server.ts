@@ -115,7 +115,9 @@ export async function createServer(options: CreateServerOptions): Promise<Charte
       : createRequestRateLimiter({
           store,
           environment,
-          ...(options.configuration?.rateLimits !== undefined ? { limits: options.configuration.rateLimits } : {}),
+          ...(options.configuration?.rateLimits !== undefined
+            ? { limits: options.configuration.rateLimits }
+            : {}),
         });
   const app = Fastify({
     logger: false,

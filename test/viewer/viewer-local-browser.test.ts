@@ -61,7 +61,9 @@ describe.skipIf(!browserAvailable)("charter view in Chromium", () => {
     const requestsCounted = (): number => {
       const database = new DatabaseSync(storePath, { readOnly: true });
       try {
-        const row = database.prepare("SELECT coalesce(sum(count), 0) AS counted FROM charter_rate_windows").get();
+        const row = database
+          .prepare("SELECT coalesce(sum(count), 0) AS counted FROM charter_rate_windows")
+          .get();
         return Number(row?.counted);
       } finally {
         database.close();

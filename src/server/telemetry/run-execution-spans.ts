@@ -33,6 +33,8 @@ export interface RunExecutionSpansOptions {
   readonly now: () => number;
 }
 
+type ModelAttemptEnded = Extract<CharterEvent, { type: "model_attempt_ended" }>;
+
 interface OpenModelCall {
   readonly span: Span;
   readonly startedAt: number;
@@ -68,6 +70,8 @@ export function createRunExecutionSpans(options: RunExecutionSpansOptions): RunE
   const toolCalls = new Map<string, StartedToolCall>();
   /** Per turn, when its next tool call started: the previous call's end. */
   const toolCursors = new Map<number, number>();
+  /** Model attempts of delegated work (sub-agents), waiting for the end of the tool call that ran them. */
+  const delegatedAttempts: ModelAttemptEnded[] = [];
   let inputTokens = 0;
   let outputTokens = 0;
   let ended = false;
@@ -103,16 +107,16 @@ export function createRunExecutionSpans(options: RunExecutionSpansOptions): RunE
     });
   }
 
-  function modelEnded(event: Extract<CharterEvent, { type: "model_attempt_ended" }>): void {
-    const key = `${event.turn}/${event.attempt}`;
-    const call = modelCalls.get(key);
-    // An attempt of a sub-agent (reported when the tool call that ran it ends) has no span of this run's own.
-    if (call === undefined) return;
-    modelCalls.delete(key);
-    const endedAt = now();
+  /** Ends a model call's span and records its duration and token usage. */
+  function modelCallEnded(
+    span: Span,
+    call: { readonly startedAt: number; readonly provider: string; readonly model: string },
+    event: ModelAttemptEnded,
+    endedAt: number,
+  ): void {
     const failed = event.status === "failed";
     const errorType = failed ? text(event.errorCode ?? "_OTHER") : null;
-    call.span.setAttributes({
+    span.setAttributes({
       "gen_ai.usage.input_tokens": event.tokens.input,
       "gen_ai.usage.output_tokens": event.tokens.output,
       "charter.model.latency_ms": event.latencyMs,
@@ -120,8 +124,8 @@ export function createRunExecutionSpans(options: RunExecutionSpansOptions): RunE
       ...(errorType !== null ? { "error.type": errorType } : {}),
       ...(event.costUsd !== null ? { "charter.cost_usd": event.costUsd } : {}),
     });
-    if (failed) call.span.setStatus({ code: SpanStatusCode.ERROR, message: errorType ?? undefined });
-    call.span.end(endedAt);
+    if (failed) span.setStatus({ code: SpanStatusCode.ERROR, message: errorType ?? undefined });
+    span.end(endedAt);
     inputTokens += event.tokens.input;
     outputTokens += event.tokens.output;
     const metricAttributes: Attributes = {
@@ -141,6 +145,57 @@ export function createRunExecutionSpans(options: RunExecutionSpansOptions): RunE
         ...metricAttributes,
         "gen_ai.token.type": "output",
       });
+    }
+  }
+
+  function modelEnded(event: ModelAttemptEnded): void {
+    const key = `${event.turn}/${event.attempt}`;
+    const call = modelCalls.get(key);
+    // No attempt of this run's own is open under that key: the attempt is delegated work (a sub-agent's, an
+    // extraction's), reported once it is over, just before the tool call that ran it ends. It gets its span there,
+    // under that call's span.
+    if (call === undefined) {
+      delegatedAttempts.push(event);
+      return;
+    }
+    modelCalls.delete(key);
+    modelCallEnded(call.span, call, event, now());
+  }
+
+  /**
+   * Spans for the delegated model attempts reported so far, under `parent` (the tool call that ran them, or the
+   * run). Their start times are not known, only their latencies: they are laid out one after the other from
+   * `startedAt`, none past `endedAt`.
+   */
+  function delegatedSpans(parent: Span, startedAt: number, endedAt: number): void {
+    const parentContext = trace.setSpan(runContext, parent);
+    let cursor = startedAt;
+    for (const event of delegatedAttempts.splice(0)) {
+      const attemptEnd = Math.min(endedAt, cursor + Math.max(0, event.latencyMs));
+      const span = tracer.startSpan(
+        `chat ${text(event.model)}`,
+        {
+          kind: SpanKind.CLIENT,
+          startTime: cursor,
+          attributes: {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.provider.name": text(event.provider),
+            "gen_ai.request.model": text(event.model),
+            "charter.turn": event.turn,
+            "charter.attempt": event.attempt,
+            "charter.retry": event.attempt > 1,
+            "charter.delegated": true,
+          },
+        },
+        parentContext,
+      );
+      modelCallEnded(
+        span,
+        { startedAt: cursor, provider: event.provider, model: event.model },
+        event,
+        attemptEnd,
+      );
+      cursor = attemptEnd;
     }
   }
 
@@ -195,6 +250,7 @@ export function createRunExecutionSpans(options: RunExecutionSpansOptions): RunE
       ...(errorType !== null ? { "error.type": errorType, "charter.tool.error_code": errorType } : {}),
     });
     if (failed) span.setStatus({ code: SpanStatusCode.ERROR, message: errorType ?? undefined });
+    delegatedSpans(span, startedAt, endedAt);
     span.end(endedAt);
     instruments.toolDuration.record(Math.max(0, event.latencyMs) / 1000, {
       "gen_ai.operation.name": "execute_tool",
@@ -246,6 +302,12 @@ export function createRunExecutionSpans(options: RunExecutionSpansOptions): RunE
         call.span.setAttribute("charter.model.abandoned", true);
         call.span.end(endedAt);
       }
+      // Delegated attempts no call of this run claimed (the run stopped first): under the run itself.
+      delegatedSpans(
+        runSpan,
+        endedAt - delegatedAttempts.reduce((sum, event) => sum + event.latencyMs, 0),
+        endedAt,
+      );
       // Calls that never ended here: the one a human must approve first, or those a stop left unstarted.
       for (const call of toolCalls.values()) {
         const startedAt = Math.min(toolCursors.get(call.turn) ?? endedAt, endedAt);

@@ -76,29 +76,46 @@ export function createRunExecutionSpans(options: RunExecutionSpansOptions): RunE
   let outputTokens = 0;
   let ended = false;
 
-  function modelStarted(event: Extract<CharterEvent, { type: "model_attempt_started" }>): void {
-    const target = `${event.provider}/${event.model}`;
-    const previous = turnTargets.get(event.turn);
-    turnTargets.set(event.turn, target);
-    const startedAt = now();
-    const span = tracer.startSpan(
-      `chat ${text(event.model)}`,
+  /** A model call attempt's `chat` span, from `startedAt`, under `parent`. */
+  function chatSpan(
+    attempt: {
+      readonly provider: string;
+      readonly model: string;
+      readonly turn: number;
+      readonly attempt: number;
+    },
+    startedAt: number,
+    parent: Context,
+    attributes: Attributes,
+  ): Span {
+    return tracer.startSpan(
+      `chat ${text(attempt.model)}`,
       {
         kind: SpanKind.CLIENT,
         startTime: startedAt,
         attributes: {
           "gen_ai.operation.name": "chat",
-          "gen_ai.provider.name": text(event.provider),
-          "gen_ai.request.model": text(event.model),
-          "charter.turn": event.turn,
-          "charter.attempt": event.attempt,
-          "charter.retry": event.attempt > 1,
-          "charter.failover": previous !== undefined && previous !== target,
-          ...(event.forcedFinalTurn ? { "charter.forced_final_turn": true } : {}),
+          "gen_ai.provider.name": text(attempt.provider),
+          "gen_ai.request.model": text(attempt.model),
+          "charter.turn": attempt.turn,
+          "charter.attempt": attempt.attempt,
+          "charter.retry": attempt.attempt > 1,
+          ...attributes,
         },
       },
-      runContext,
+      parent,
     );
+  }
+
+  function modelStarted(event: Extract<CharterEvent, { type: "model_attempt_started" }>): void {
+    const target = `${event.provider}/${event.model}`;
+    const previous = turnTargets.get(event.turn);
+    turnTargets.set(event.turn, target);
+    const startedAt = now();
+    const span = chatSpan(event, startedAt, runContext, {
+      "charter.failover": previous !== undefined && previous !== target,
+      ...(event.forcedFinalTurn ? { "charter.forced_final_turn": true } : {}),
+    });
     modelCalls.set(`${event.turn}/${event.attempt}`, {
       span,
       startedAt,
@@ -172,23 +189,7 @@ export function createRunExecutionSpans(options: RunExecutionSpansOptions): RunE
     let cursor = startedAt;
     for (const event of delegatedAttempts.splice(0)) {
       const attemptEnd = Math.min(endedAt, cursor + Math.max(0, event.latencyMs));
-      const span = tracer.startSpan(
-        `chat ${text(event.model)}`,
-        {
-          kind: SpanKind.CLIENT,
-          startTime: cursor,
-          attributes: {
-            "gen_ai.operation.name": "chat",
-            "gen_ai.provider.name": text(event.provider),
-            "gen_ai.request.model": text(event.model),
-            "charter.turn": event.turn,
-            "charter.attempt": event.attempt,
-            "charter.retry": event.attempt > 1,
-            "charter.delegated": true,
-          },
-        },
-        parentContext,
-      );
+      const span = chatSpan(event, cursor, parentContext, { "charter.delegated": true });
       modelCallEnded(
         span,
         { startedAt: cursor, provider: event.provider, model: event.model },

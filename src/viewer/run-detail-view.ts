@@ -1,7 +1,8 @@
 import { ApiError, getJson } from "./api-client.js";
 import type { ContractView, RunView, TimelineView, VerificationView } from "./api-types.js";
 import { approvalList } from "./approval-controls.js";
-import { type Child, element, replaceChildren } from "./element.js";
+import { descriptionRow } from "./description-row.js";
+import { element, replaceChildren } from "./element.js";
 import {
   formatCost,
   formatDuration,
@@ -147,10 +148,6 @@ function eventText(data: unknown): string {
   return parts.join(" · ");
 }
 
-function row(name: string, value: Child): HTMLElement[] {
-  return [element("dt", {}, name), element("dd", {}, value)];
-}
-
 function drawSummary(section: HTMLElement, run: RunView): void {
   replaceChildren(
     section,
@@ -158,19 +155,25 @@ function drawSummary(section: HTMLElement, run: RunView): void {
     element(
       "dl",
       { class: "summary" },
-      row("Agent", run.agent),
-      row("Status", statusBadge(run.status)),
-      row("Outcome", run.outcome ?? "—"),
-      run.errorCode !== null ? row("Error", run.errorCode) : null,
-      row("Turns", formatNumber(run.turns)),
-      row("Tokens", `${formatNumber(run.tokens.input)} in, ${formatNumber(run.tokens.output)} out`),
-      row("Cost", formatCost(run.costUsd)),
-      row("Duration", formatDuration(runDuration(run))),
-      row("Started", formatTime(run.createdAt)),
-      row("Finished", formatTime(run.finishedAt)),
-      run.correlationId !== null ? row("Correlation id", run.correlationId) : null,
-      run.userId ? row("Started by", run.userId) : null,
-      row("Transcript", `${run.chain.entries} entries, head ${run.chain.head.slice(0, 16) || "—"}`),
+      descriptionRow("Agent", run.agent),
+      descriptionRow("Status", statusBadge(run.status)),
+      descriptionRow("Outcome", run.outcome ?? "—"),
+      run.errorCode !== null ? descriptionRow("Error", run.errorCode) : null,
+      descriptionRow("Turns", formatNumber(run.turns)),
+      descriptionRow(
+        "Tokens",
+        `${formatNumber(run.tokens.input)} in, ${formatNumber(run.tokens.output)} out`,
+      ),
+      descriptionRow("Cost", formatCost(run.costUsd)),
+      descriptionRow("Duration", formatDuration(runDuration(run))),
+      descriptionRow("Started", formatTime(run.createdAt)),
+      descriptionRow("Finished", formatTime(run.finishedAt)),
+      run.correlationId !== null ? descriptionRow("Correlation id", run.correlationId) : null,
+      run.userId ? descriptionRow("Started by", run.userId) : null,
+      descriptionRow(
+        "Transcript",
+        `${run.chain.entries} entries, head ${run.chain.head.slice(0, 16) || "—"}`,
+      ),
     ),
   );
 }
@@ -322,26 +325,30 @@ function drawContract(section: HTMLElement, view: ContractView): void {
   replaceChildren(
     section,
     element("h2", { id: "contract-heading" }, "Contract"),
-    element("dl", { class: "summary" }, row("Hash", element("code", { class: "hash" }, view.contractHash))),
+    element(
+      "dl",
+      { class: "summary" },
+      descriptionRow("Hash", element("code", { class: "hash" }, view.contractHash)),
+    ),
     element("h3", {}, "Limits"),
     element(
       "dl",
       { class: "summary" },
       limitNames
         .filter((name) => name in contract)
-        .map((name) => row(name, String(contract[name] ?? "none"))),
+        .map((name) => descriptionRow(name, String(contract[name] ?? "none"))),
     ),
     element("h3", {}, "Policy"),
     element(
       "dl",
       { class: "summary" },
-      row("Tool policy", String(contract.tool_policy ?? "—")),
-      row(
+      descriptionRow("Tool policy", String(contract.tool_policy ?? "—")),
+      descriptionRow(
         "Allowed tools",
         contract.allowed_tools === null ? "all in the manifest" : JSON.stringify(contract.allowed_tools),
       ),
-      row("Strict mode", String(contract.strict_mode ?? "—")),
-      row("Output format", String(output.format ?? "—")),
+      descriptionRow("Strict mode", String(contract.strict_mode ?? "—")),
+      descriptionRow("Output format", String(output.format ?? "—")),
     ),
     element("h3", {}, `Tools (${tools.length})`),
     element(

@@ -1,5 +1,6 @@
 import { getJson } from "./api-client.js";
 import type { StatisticsView } from "./api-types.js";
+import { descriptionRow } from "./description-row.js";
 import { element, replaceChildren } from "./element.js";
 import { formatCost, formatDuration, formatNumber } from "./format.js";
 import { type ChartSeries, lineChart } from "./line-chart.js";
@@ -110,28 +111,19 @@ function draw(
     element(
       "dl",
       { class: "summary totals" },
-      element("dt", {}, "Runs ended"),
-      element("dd", {}, formatNumber(byAgent.runs)),
-      element("dt", {}, "Runs started per minute"),
-      element("dd", {}, byAgent.requestsPerMinute.toFixed(2)),
-      element("dt", {}, "Tokens"),
-      element("dd", {}, formatNumber(byAgent.tokens.total)),
-      element("dt", {}, "Cost"),
-      element("dd", {}, formatCost(byAgent.costUsd)),
-      element("dt", {}, "Duration (average, p95)"),
-      element(
-        "dd",
-        {},
+      descriptionRow("Runs ended", formatNumber(byAgent.runs)),
+      descriptionRow("Runs started per minute", byAgent.requestsPerMinute.toFixed(2)),
+      descriptionRow("Tokens", formatNumber(byAgent.tokens.total)),
+      descriptionRow("Cost", formatCost(byAgent.costUsd)),
+      descriptionRow(
+        "Duration (average, p95)",
         `${formatDuration(byAgent.durationMs.average)}, ${formatDuration(byAgent.durationMs.p95)}`,
       ),
-      element("dt", {}, "Cache hit ratio"),
-      element(
-        "dd",
-        {},
+      descriptionRow(
+        "Cache hit ratio",
         byAgent.cache.hitRatio === null ? "—" : `${(byAgent.cache.hitRatio * 100).toFixed(1)} %`,
       ),
-      element("dt", {}, "Failovers"),
-      element("dd", {}, formatNumber(byAgent.failovers)),
+      descriptionRow("Failovers", formatNumber(byAgent.failovers)),
     ),
     element(
       "div",

@@ -1,5 +1,5 @@
-import { ApiError, getJson } from "./api-client.js";
 import type { WorkflowRunList, WorkflowRunView } from "./api-types.js";
+import { descriptionRow } from "./description-row.js";
 import { element, replaceChildren } from "./element.js";
 import {
   formatCost,
@@ -10,134 +10,63 @@ import {
   runDuration,
   statusBadge,
 } from "./format.js";
+import { refreshedRunList } from "./refreshed-run-list.js";
 import { renderReport } from "./render-markdown.js";
-import type { View, ViewContext } from "./view-context.js";
+import { runDetailPage } from "./run-detail-page.js";
 import { workflowGraph } from "./workflow-graph.js";
 
-const refreshMilliseconds = 3000;
-
 /** The tenant's workflow runs, newest first, read again every 3 seconds. */
-export const workflowsView: View = (container, context) => {
-  const body = element("tbody");
-  const summary = element("p", { class: "muted" }, "Loading…");
-  replaceChildren(
-    container,
-    element("h1", {}, "Workflow runs"),
-    summary,
+export const workflowsView = refreshedRunList<WorkflowRunList, WorkflowRunView>({
+  heading: "Workflow runs",
+  tableClass: "workflows",
+  caption: "Workflow runs, newest first",
+  columns: ["Run", "Workflow", "Status", "Steps", "Tokens", "Cost", "Duration", "Started"],
+  path: "/v1/workflows/runs?limit=100",
+  runsOf: (list) => list.workflowRuns,
+  noun: "workflow run",
+  none: "No workflow runs.",
+  whatFailed: "the workflow runs",
+  href: (runId) => `#/workflows/${encodeURIComponent(runId)}`,
+  cells: (run) => [
+    element("td", {}, run.workflowId),
+    element("td", {}, statusBadge(run.status)),
     element(
-      "div",
-      { class: "scroll" },
-      element(
-        "table",
-        { class: "workflows" },
-        element("caption", { class: "visually-hidden" }, "Workflow runs, newest first"),
-        element(
-          "thead",
-          {},
-          element(
-            "tr",
-            {},
-            ["Run", "Workflow", "Status", "Steps", "Tokens", "Cost", "Duration", "Started"].map((name) =>
-              element("th", { scope: "col" }, name),
-            ),
-          ),
-        ),
-        body,
-      ),
+      "td",
+      { class: "number" },
+      `${run.steps.filter((step) => step.status === "completed").length} of ${run.steps.length} done`,
     ),
-  );
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const refresh = async () => {
-    try {
-      const list = await getJson<WorkflowRunList>("/v1/workflows/runs?limit=100", context.signal);
-      replaceChildren(
-        body,
-        list.workflowRuns.length === 0
-          ? element("tr", {}, element("td", { colspan: 8, class: "muted" }, "No workflow runs."))
-          : list.workflowRuns.map((run) =>
-              element(
-                "tr",
-                { "data-run-id": run.runId },
-                element(
-                  "td",
-                  {},
-                  element("a", { href: `#/workflows/${encodeURIComponent(run.runId)}` }, run.runId),
-                ),
-                element("td", {}, run.workflowId),
-                element("td", {}, statusBadge(run.status)),
-                element(
-                  "td",
-                  { class: "number" },
-                  `${run.steps.filter((step) => step.status === "completed").length} of ${run.steps.length} done`,
-                ),
-                element(
-                  "td",
-                  { class: "number" },
-                  formatNumber(run.accounting.tokens.input + run.accounting.tokens.output),
-                ),
-                element("td", { class: "number" }, formatCost(run.accounting.costUsd)),
-                element("td", { class: "number" }, formatDuration(runDuration(run))),
-                element("td", {}, formatTime(run.createdAt)),
-              ),
-            ),
-      );
-      summary.textContent = `${list.workflowRuns.length} workflow run${list.workflowRuns.length === 1 ? "" : "s"}`;
-    } catch (error) {
-      if (context.signal.aborted) return;
-      summary.textContent = `Could not read the workflow runs: ${(error as Error).message}`;
-    }
-    if (!context.signal.aborted) timer = setTimeout(refresh, refreshMilliseconds);
-  };
-  context.signal.addEventListener("abort", () => clearTimeout(timer));
-  void refresh();
-};
+    element(
+      "td",
+      { class: "number" },
+      formatNumber(run.accounting.tokens.input + run.accounting.tokens.output),
+    ),
+    element("td", { class: "number" }, formatCost(run.accounting.costUsd)),
+    element("td", { class: "number" }, formatDuration(runDuration(run))),
+    element("td", {}, formatTime(run.createdAt)),
+  ],
+});
+
+/** The statuses after which a workflow run changes no more: its page stops reading it again. */
+const settledStatuses = [
+  "completed",
+  "failed",
+  "completed_with_errors",
+  "rolled_back",
+  "rollback_failed",
+  "interrupted",
+];
 
 /** One workflow run: its steps as a graph (each linked to its run) and as a table, its errors and its output. */
 export function workflowDetailView(runId: string) {
-  return async (container: HTMLElement, context: ViewContext): Promise<void> => {
-    const content = element("div", {}, element("p", { class: "muted" }, "Loading…"));
-    replaceChildren(
-      container,
-      element("p", {}, element("a", { href: "#/workflows" }, "← All workflow runs")),
-      element("h1", {}, "Workflow run ", element("code", {}, runId)),
-      content,
-    );
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const refresh = async () => {
-      let run: WorkflowRunView;
-      try {
-        run = await getJson<WorkflowRunView>(
-          `/v1/workflows/runs/${encodeURIComponent(runId)}`,
-          context.signal,
-        );
-      } catch (error) {
-        if (context.signal.aborted) return;
-        replaceChildren(
-          content,
-          element(
-            "p",
-            { class: "error", role: "alert" },
-            error instanceof ApiError && error.status === 404
-              ? `No workflow run ${runId} in your tenant.`
-              : (error as Error).message,
-          ),
-        );
-        return;
-      }
-      drawWorkflow(content, run);
-      const running = ![
-        "completed",
-        "failed",
-        "completed_with_errors",
-        "rolled_back",
-        "rollback_failed",
-        "interrupted",
-      ].includes(run.status);
-      if (running && !context.signal.aborted) timer = setTimeout(refresh, refreshMilliseconds);
-    };
-    context.signal.addEventListener("abort", () => clearTimeout(timer));
-    await refresh();
-  };
+  return runDetailPage<WorkflowRunView>({
+    runId,
+    back: { href: "#/workflows", text: "← All workflow runs" },
+    heading: "Workflow run ",
+    path: `/v1/workflows/runs/${encodeURIComponent(runId)}`,
+    notFound: `No workflow run ${runId} in your tenant.`,
+    draw: drawWorkflow,
+    settled: (run) => settledStatuses.includes(run.status),
+  });
 }
 
 function drawWorkflow(content: HTMLElement, run: WorkflowRunView): void {
@@ -146,24 +75,16 @@ function drawWorkflow(content: HTMLElement, run: WorkflowRunView): void {
     element(
       "dl",
       { class: "summary" },
-      element("dt", {}, "Workflow"),
-      element("dd", {}, run.workflowId),
-      element("dt", {}, "Status"),
-      element("dd", {}, statusBadge(run.status)),
-      element("dt", {}, "Turns"),
-      element("dd", {}, formatNumber(run.accounting.turns)),
-      element("dt", {}, "Tokens"),
-      element(
-        "dd",
-        {},
+      descriptionRow("Workflow", run.workflowId),
+      descriptionRow("Status", statusBadge(run.status)),
+      descriptionRow("Turns", formatNumber(run.accounting.turns)),
+      descriptionRow(
+        "Tokens",
         `${formatNumber(run.accounting.tokens.input)} in, ${formatNumber(run.accounting.tokens.output)} out`,
       ),
-      element("dt", {}, "Cost"),
-      element("dd", {}, formatCost(run.accounting.costUsd)),
-      element("dt", {}, "Started"),
-      element("dd", {}, formatTime(run.createdAt)),
-      element("dt", {}, "Finished"),
-      element("dd", {}, formatTime(run.finishedAt)),
+      descriptionRow("Cost", formatCost(run.accounting.costUsd)),
+      descriptionRow("Started", formatTime(run.createdAt)),
+      descriptionRow("Finished", formatTime(run.finishedAt)),
     ),
     element("h2", {}, "Steps"),
     element(

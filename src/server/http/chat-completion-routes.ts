@@ -1,10 +1,9 @@
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyPluginAsync } from "fastify";
 import type { BudgetsConfiguration } from "../../config/server-configuration-schema.js";
 import { CharterError } from "../../foundation/charter-error.js";
 import type { RuntimeEnvironment } from "../../foundation/environment.js";
 import type { ErrorCode } from "../../foundation/error-codes.js";
 import { errorCodes } from "../../foundation/error-codes.js";
-import { checkCorrelationId } from "../../runner/check-correlation-id.js";
 import type { FinalReport } from "../../session/final-report.js";
 import type { StoredRunEvent } from "../../store/run-event-records.js";
 import type { RunStore } from "../../store/run-store.js";
@@ -13,9 +12,11 @@ import type { RunRequest } from "../execution/run-request.js";
 import { checkTenantBudgets } from "../limits/tenant-budgets.js";
 import { traceContextField } from "../telemetry/trace-context-field.js";
 import { checkAgentAllowed } from "./check-agent-allowed.js";
+import { correlationIdOf } from "./correlation-id-of.js";
 import { type errorResponse, errorResponseOf } from "./error-response.js";
 import { openEventStream } from "./event-stream.js";
 import { identityOf } from "./request-identity.js";
+import { runCallerFields } from "./run-caller-fields.js";
 import { dispatcherOf } from "./start-server-run.js";
 
 export interface ChatCompletionRoutesOptions {
@@ -205,14 +206,6 @@ export const chatCompletionRoutes: FastifyPluginAsync<ChatCompletionRoutesOption
     );
   }
 
-  function correlationIdOf(request: FastifyRequest, reply: FastifyReply): string {
-    const sent = request.headers["x-correlation-id"];
-    const correlationId = typeof sent === "string" ? sent : environment.newId("corr");
-    checkCorrelationId(correlationId);
-    reply.header("x-correlation-id", correlationId);
-    return correlationId;
-  }
-
   app.post<{ Body: ChatCompletionBody }>(
     "/v1/chat/completions",
     {
@@ -237,16 +230,11 @@ export const chatCompletionRoutes: FastifyPluginAsync<ChatCompletionRoutesOption
         environment,
         ...(options.budgets !== undefined ? { serverBudgets: options.budgets } : {}),
       });
-      const correlationId = correlationIdOf(request, reply);
+      const correlationId = correlationIdOf(request, reply, environment);
       const now = environment.now();
       const runId = environment.newId("run");
       const runRequest: RunRequest = {
-        runId,
-        requestId: request.id,
-        tenantId: identity.tenantId,
-        userId: identity.userId,
-        role: identity.role,
-        correlationId,
+        ...runCallerFields(request, runId, correlationId),
         conversationId: null,
         agent: body.model,
         prompt,

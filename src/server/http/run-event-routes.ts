@@ -8,8 +8,9 @@ import type { TenantScopeViolations } from "../identity/tenant-scope-violations.
 import { errorResponseOf } from "./error-response.js";
 import { authenticatedErrors, errorReference } from "./error-schema.js";
 import { openEventStream } from "./event-stream.js";
-import { refuseOutsideTenant } from "./refuse-outside-tenant.js";
+import { refuseRunOutsideTenant } from "./refuse-run-outside-tenant.js";
 import { identityOf } from "./request-identity.js";
+import { runIdParams } from "./run-id-params.js";
 
 export interface RunEventRoutesOptions {
   readonly store: RunStore;
@@ -77,11 +78,7 @@ export const runEventRoutes: FastifyPluginAsync<RunEventRoutesOptions> = async (
         description:
           "`text/event-stream`: one event per lifecycle event (`id` its sequence, `event` its type, `data` the event as JSON), from the start or after `Last-Event-ID`, until COMPLETED or FAILED.",
         tags: ["runs"],
-        params: {
-          type: "object",
-          required: ["id"],
-          properties: { id: { type: "string", minLength: 1, maxLength: 200 } },
-        },
+        params: runIdParams,
         headers: {
           type: "object",
           properties: {
@@ -113,15 +110,7 @@ export const runEventRoutes: FastifyPluginAsync<RunEventRoutesOptions> = async (
       // Only runs the server accepted have lifecycle events; any other id is answered as a missing run.
       const accepted = await tenantStore.getRunRequest(runId);
       if (accepted === null) {
-        const owner = await store.findRunTenant(runId);
-        const notFound = new CharterError("RUN_NOT_FOUND", `no run ${runId}`, { details: { runId } });
-        return refuseOutsideTenant(
-          request,
-          violations,
-          owner?.tenantId,
-          { kind: "run", id: runId },
-          notFound,
-        );
+        return refuseRunOutsideTenant(request, store, violations, runId);
       }
       // A client that has the run's last event (an EventSource reconnecting after the stream ended) is told, with
       // 204, that there is nothing more: the standard answer that stops an EventSource from reconnecting.

@@ -1,24 +1,18 @@
 import type { FastifyPluginAsync, FastifyRequest } from "fastify";
-import { CharterError } from "../../foundation/charter-error.js";
 import type { RunRecord } from "../../store/run-record.js";
 import type { RunStore } from "../../store/run-store.js";
 import { verifyStoredRun } from "../../store/verify-stored-run.js";
 import type { TenantScopeViolations } from "../identity/tenant-scope-violations.js";
 import { runTimeline } from "../inspection/run-timeline.js";
 import { authenticatedErrors, errorReference } from "./error-schema.js";
-import { refuseOutsideTenant } from "./refuse-outside-tenant.js";
+import { refuseRunOutsideTenant } from "./refuse-run-outside-tenant.js";
 import { identityOf } from "./request-identity.js";
+import { runIdParams } from "./run-id-params.js";
 
 export interface RunInspectionRoutesOptions {
   readonly store: RunStore;
   readonly violations: TenantScopeViolations;
 }
-
-const runIdParams = {
-  type: "object",
-  required: ["id"],
-  properties: { id: { type: "string", minLength: 1, maxLength: 200 } },
-} as const;
 
 const verificationSchema = {
   type: "object",
@@ -82,14 +76,7 @@ export const runInspectionRoutes: FastifyPluginAsync<RunInspectionRoutesOptions>
     const runId = request.params.id;
     const run = await store.forTenant(identityOf(request).tenantId).getRun(runId);
     if (run !== null) return run;
-    const owner = await store.findRunTenant(runId);
-    return refuseOutsideTenant(
-      request,
-      violations,
-      owner?.tenantId,
-      { kind: "run", id: runId },
-      new CharterError("RUN_NOT_FOUND", `no run ${runId}`, { details: { runId } }),
-    );
+    return refuseRunOutsideTenant(request, store, violations, runId);
   }
 
   app.get<{ Params: { id: string } }>(

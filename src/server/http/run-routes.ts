@@ -1,9 +1,7 @@
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyPluginAsync, FastifyRequest } from "fastify";
 import type { BudgetsConfiguration } from "../../config/server-configuration-schema.js";
 import { CharterError } from "../../foundation/charter-error.js";
-import { contentHash } from "../../foundation/content-hash.js";
 import type { RuntimeEnvironment } from "../../foundation/environment.js";
-import { checkCorrelationId } from "../../runner/check-correlation-id.js";
 import { readPendingApprovals } from "../../runner/read-pending-approvals.js";
 import { type RunRequestRecord, settledRunEventTypes } from "../../store/run-event-records.js";
 import type { RunRecord, RunStatus } from "../../store/run-record.js";
@@ -11,18 +9,22 @@ import { runStatuses } from "../../store/run-record.js";
 import type { RunStore } from "../../store/run-store.js";
 import type { TranscriptEntry } from "../../transcript/transcript-entry.js";
 import type { RunDispatcher } from "../execution/run-dispatcher.js";
-import type { RunRequest } from "../execution/run-request.js";
 import type { TenantScopeViolations } from "../identity/tenant-scope-violations.js";
-import { checkTenantBudgets } from "../limits/tenant-budgets.js";
 import { traceContextField } from "../telemetry/trace-context-field.js";
 import type { TenantConfiguration } from "../tenants/tenant-configuration.js";
 import { cancelResponses, cancelServerRun } from "./cancel-server-run.js";
+import { correlationIdOf } from "./correlation-id-of.js";
 import { authenticatedErrors, errorReference } from "./error-schema.js";
-import { decodeCursor, encodeCursor } from "./list-cursor.js";
-import { refuseOutsideTenant } from "./refuse-outside-tenant.js";
+import { listPage } from "./list-page.js";
+import { refuseRunOutsideTenant } from "./refuse-run-outside-tenant.js";
 import { identityOf } from "./request-identity.js";
+import { runCallerFields } from "./run-caller-fields.js";
+import { runIdParams } from "./run-id-params.js";
+import { runListSchema } from "./run-list-schema.js";
 import { queuedRunView, runSchema, runView } from "./run-view.js";
-import { dispatcherOf } from "./start-server-run.js";
+import { startRunHeaders } from "./start-run-headers.js";
+import { startRunResponses } from "./start-run-responses.js";
+import { dispatcherOf, startServerRun, waitUntilSettled } from "./start-server-run.js";
 
 /** One of the caller's runs: its row (null while queued) and its request (null for a run started elsewhere). */
 interface OwnRun {
@@ -50,12 +52,6 @@ interface StartRunBody {
   readonly wait?: boolean;
 }
 
-const runIdParams = {
-  type: "object",
-  required: ["id"],
-  properties: { id: { type: "string", minLength: 1, maxLength: 200 } },
-} as const;
-
 const startRunBody = {
   type: "object",
   additionalProperties: false,
@@ -82,18 +78,9 @@ const startRunBody = {
 } as const;
 
 const requestHeaders = {
-  type: "object",
+  ...startRunHeaders,
   properties: {
-    "idempotency-key": {
-      type: "string",
-      minLength: 1,
-      maxLength: 255,
-      description: "Retries with the same key and body return the same run; another body is 422.",
-    },
-    "x-correlation-id": {
-      type: "string",
-      description: "Your id for what the run serves (generated if absent).",
-    },
+    ...startRunHeaders.properties,
     traceparent: {
       type: "string",
       description:
@@ -102,10 +89,6 @@ const requestHeaders = {
     tracestate: { type: "string", description: "The W3C trace state that goes with traceparent." },
   },
 } as const;
-
-function runNotFound(runId: string): CharterError {
-  return new CharterError("RUN_NOT_FOUND", `no run ${runId}`, { details: { runId } });
-}
 
 /**
  * `/v1/runs`: start a run (`POST`), list, read one, its transcript, cancel it, decide its pending approvals. Every
@@ -125,14 +108,7 @@ export const runRoutes: FastifyPluginAsync<RunRoutesOptions> = async (app, optio
     const tenantStore = store.forTenant(identity.tenantId);
     const [run, accepted] = await Promise.all([tenantStore.getRun(runId), tenantStore.getRunRequest(runId)]);
     if (run !== null || accepted !== null) return { runId, run, accepted };
-    const owner = await store.findRunTenant(runId);
-    return refuseOutsideTenant(
-      request,
-      violations,
-      owner?.tenantId,
-      { kind: "run", id: runId },
-      runNotFound(runId),
-    );
+    return refuseRunOutsideTenant(request, store, violations, runId);
   }
 
   /** A run as GET answers it: its row with its request, or its request alone while it is queued. */
@@ -151,27 +127,6 @@ export const runRoutes: FastifyPluginAsync<RunRoutesOptions> = async (app, optio
     return runView(own.run, await pendingOf(store.forTenant(tenantId), own.run), own.accepted);
   }
 
-  /** The correlation id the caller sent (checked: it travels on as an HTTP header), or a new one. */
-  function correlationIdOf(request: FastifyRequest, reply: FastifyReply): string {
-    const sent = request.headers["x-correlation-id"];
-    const correlationId = typeof sent === "string" ? sent : environment.newId("corr");
-    checkCorrelationId(correlationId);
-    reply.header("x-correlation-id", correlationId);
-    return correlationId;
-  }
-
-  /** Resolves when the run has settled, or the caller went away (then the run goes on, unwatched). */
-  async function waitUntilSettled(reply: FastifyReply, tenantId: string, runId: string): Promise<void> {
-    const gone = new AbortController();
-    const onClose = () => gone.abort();
-    reply.raw.once("close", onClose);
-    try {
-      await dispatcherOf(options.dispatcher).whenSettled(tenantId, runId, gone.signal);
-    } finally {
-      reply.raw.off("close", onClose);
-    }
-  }
-
   app.post<{ Body: StartRunBody }>(
     "/v1/runs",
     {
@@ -183,13 +138,7 @@ export const runRoutes: FastifyPluginAsync<RunRoutesOptions> = async (app, optio
         tags: ["runs"],
         headers: requestHeaders,
         body: startRunBody,
-        response: {
-          200: { $ref: "Run#" },
-          202: { type: "object", required: ["runId"], properties: { runId: { type: "string" } } },
-          404: errorReference,
-          422: errorReference,
-          ...authenticatedErrors,
-        },
+        response: startRunResponses("Run#"),
       },
     },
     async (request, reply) => {
@@ -210,63 +159,26 @@ export const runRoutes: FastifyPluginAsync<RunRoutesOptions> = async (app, optio
           { details: { reason: "agent_not_allowed", agent: asked.agent, allowedAgents: [...allowed] } },
         );
       }
-      const correlationId = correlationIdOf(request, reply);
-      const idempotencyKey = request.headers["idempotency-key"];
-      const now = environment.now();
-      let runId = environment.newId("run");
-      let claimedKey: string | null = null;
-      if (typeof idempotencyKey === "string") {
-        // What the request asks for, whoever retries it how often: everything but how the answer is wanted.
-        const requestHash = contentHash({ ...asked, userId: identity.userId });
-        const claim = await tenantStore.claimIdempotencyKey({
-          idempotencyKey,
-          requestHash,
-          runId,
-          createdAt: now,
-        });
-        if (claim.claimed) claimedKey = idempotencyKey;
-        else if (claim.existing.requestHash !== requestHash) {
-          throw new CharterError(
-            "IDEMPOTENCY_KEY_REUSED",
-            "this Idempotency-Key was used for another request: use a new key for a new request",
-            { details: { idempotencyKey, runId: claim.existing.runId } },
-          );
-        } else runId = claim.existing.runId;
-      }
-      if (typeof idempotencyKey !== "string" || claimedKey !== null) {
-        const runRequest: RunRequest = {
-          runId,
-          requestId: request.id,
-          tenantId: identity.tenantId,
-          userId: identity.userId,
-          role: identity.role,
-          correlationId,
+      const runId = await startServerRun(
+        request,
+        reply,
+        options,
+        asked,
+        (accepted) => ({
+          ...accepted,
           conversationId: asked.conversationId ?? null,
           agent: asked.agent,
           prompt: asked.prompt ?? null,
           input: asked.input === undefined ? null : asked.input,
           metadata: asked.metadata ?? {},
-          requestedAt: now,
           ...traceContextField(request.headers),
-        };
-        try {
-          // A retry of a run accepted before is answered below whatever the budgets; a new run needs budget left.
-          await checkTenantBudgets({
-            store,
-            tenantId: identity.tenantId,
-            environment,
-            ...(options.budgets !== undefined ? { serverBudgets: options.budgets } : {}),
-          });
-          await dispatcherOf(options.dispatcher).dispatch(runRequest);
-        } catch (error) {
-          // Not accepted: a retry with the same key must be free to try again.
-          if (claimedKey !== null) await tenantStore.releaseIdempotencyKey(claimedKey, runId);
-          throw error;
-        }
-      }
+        }),
+        // What the request asks for, whoever retries it how often: everything but how the answer is wanted.
+        { ...asked, userId: identity.userId },
+      );
       reply.header("location", `/v1/runs/${runId}`);
       if (!wait) return reply.status(202).send({ runId });
-      await waitUntilSettled(reply, identity.tenantId, runId);
+      await waitUntilSettled(reply, options.dispatcher, identity.tenantId, runId);
       return reply.status(200).send(await viewOf(identity.tenantId, await ownRun(request, runId)));
     },
   );
@@ -275,60 +187,46 @@ export const runRoutes: FastifyPluginAsync<RunRoutesOptions> = async (app, optio
     "/v1/runs",
     {
       config: { permission: "runs.read" },
-      schema: {
+      schema: runListSchema({
         summary:
           "The tenant's runs, newest first: the runs waiting for a worker (status queued) lead the first page",
         tags: ["runs"],
-        querystring: {
-          type: "object",
-          additionalProperties: false,
-          properties: {
-            status: { type: "string", enum: [...runStatuses, "queued"] },
-            agent: { type: "string", minLength: 1 },
-            limit: { type: "integer", minimum: 1, maximum: 500, default: 50 },
-            cursor: { type: "string", minLength: 1, description: "nextCursor of the previous page." },
-          },
-        },
-        response: {
-          200: {
-            type: "object",
-            required: ["runs", "nextCursor"],
-            properties: {
-              runs: { type: "array", items: { $ref: "Run#" } },
-              nextCursor: { type: ["string", "null"] },
-            },
-          },
-          ...authenticatedErrors,
-        },
-      },
+        itemsKey: "runs",
+        view: "Run#",
+        status: { type: "string", enum: [...runStatuses, "queued"] },
+        filters: { agent: { type: "string", minLength: 1 } },
+        limit: { maximum: 500, default: 50 },
+      }),
     },
     async (request) => {
       const { tenantId } = identityOf(request);
       const { status, agent, limit, cursor } = request.query;
-      const offset = cursor === undefined ? 0 : decodeCursor(cursor);
       const tenantStore = store.forTenant(tenantId);
       // The runs waiting for a worker (or just taken by one) have no run row yet: they lead the first page (they
       // are the newest), and the cursor counts stored runs only. Few wait at a time; past `limit` they are cut.
-      const queued =
-        offset === 0 && (status === undefined || status === "queued")
-          ? (await tenantStore.listQueuedRunRequests({ limit: 1000 }))
-              .filter((queuedRequest) => agent === undefined || queuedAgent(queuedRequest) === agent)
-              .map((queuedRequest) => queuedRunView(queuedRequest))
-              .filter((view) => status === undefined || view.status === status)
-              .slice(0, limit)
-          : [];
-      if (status === "queued") return { runs: queued, nextCursor: null };
-      const room = limit - queued.length;
-      // One more than asked for: whether there is a next page.
-      const runs = await tenantStore.listRuns({
-        limit: room + 1,
-        offset,
-        ...(status !== undefined ? { status } : {}),
-        ...(agent !== undefined ? { agentId: agent } : {}),
-      });
+      const page = await listPage(
+        cursor,
+        limit,
+        status === "queued"
+          ? null
+          : (room, offset) =>
+              tenantStore.listRuns({
+                limit: room,
+                offset,
+                ...(status !== undefined ? { status } : {}),
+                ...(agent !== undefined ? { agentId: agent } : {}),
+              }),
+        status === undefined || status === "queued"
+          ? async () =>
+              (await tenantStore.listQueuedRunRequests({ limit: 1000 }))
+                .filter((queuedRequest) => agent === undefined || queuedAgent(queuedRequest) === agent)
+                .map((queuedRequest) => queuedRunView(queuedRequest))
+                .filter((view) => status === undefined || view.status === status)
+          : undefined,
+      );
       return {
-        runs: [...queued, ...runs.slice(0, room).map((run) => runView(run))],
-        nextCursor: runs.length > room ? encodeCursor(offset + room) : null,
+        runs: [...page.leading, ...page.stored.map((run) => runView(run))],
+        nextCursor: page.nextCursor,
       };
     },
   );
@@ -480,14 +378,9 @@ export const runRoutes: FastifyPluginAsync<RunRoutesOptions> = async (app, optio
           },
         );
       }
-      const correlationId = correlationIdOf(request, reply);
+      const correlationId = correlationIdOf(request, reply, environment);
       await dispatcherOf(options.dispatcher).decide({
-        runId,
-        requestId: request.id,
-        tenantId: identity.tenantId,
-        userId: identity.userId,
-        role: identity.role,
-        correlationId,
+        ...runCallerFields(request, runId, correlationId),
         approve: decision === "approve" ? [callId] : [],
         deny: decision === "deny" ? [callId] : [],
       });

@@ -3,17 +3,18 @@ import type { BudgetsConfiguration } from "../../config/server-configuration-sch
 import { CharterError } from "../../foundation/charter-error.js";
 import { contentHash } from "../../foundation/content-hash.js";
 import type { RuntimeEnvironment } from "../../foundation/environment.js";
-import { checkCorrelationId } from "../../runner/check-correlation-id.js";
 import type { RunStore } from "../../store/run-store.js";
 import type { RunDispatcher } from "../execution/run-dispatcher.js";
 import type { RunRequest } from "../execution/run-request.js";
 import { checkTenantBudgets } from "../limits/tenant-budgets.js";
+import { correlationIdOf } from "./correlation-id-of.js";
 import { identityOf } from "./request-identity.js";
+import { type RunCallerFields, runCallerFields } from "./run-caller-fields.js";
 
 export interface StartServerRunOptions {
   readonly store: RunStore;
   readonly environment: RuntimeEnvironment;
-  readonly dispatcher: RunDispatcher | undefined;
+  readonly dispatcher?: RunDispatcher;
   /** `server.budgets`: a tenant whose token or cost budget is spent starts no run (429); default none. */
   readonly budgets?: BudgetsConfiguration;
 }
@@ -29,35 +30,34 @@ export function dispatcherOf(dispatcher: RunDispatcher | undefined): RunDispatch
 }
 
 /**
- * Accepts a run as `POST /v1/runs` does, for the workflow and work item routes: the correlation id (the caller's,
- * checked, or a new one), the Idempotency-Key claimed for the tenant with the hash of what is asked (`asked`, the
- * body without `wait`, and the user), the request built for the run id and dispatched. Returns the run id (an
- * earlier run's for a retry); a key reused with another body is 422 IDEMPOTENCY_KEY_REUSED.
+ * Accepts a run for the agent, workflow and work item routes: the correlation id (the caller's, checked, or a new
+ * one), the Idempotency-Key claimed for the tenant with the hash of what is asked (`asked`, the body without
+ * `wait`, with the route and the user), the tenant's budgets checked, the request built (who asked, when, and what the route adds) and dispatched. Returns the run id (an earlier run's for a retry, whatever the budgets); a key reused with another
+ * body is 422 IDEMPOTENCY_KEY_REUSED. `hashed` replaces what the key's hash covers: `POST /v1/runs` keeps the
+ * hash its keys were stored with before the other routes existed, so a retry across an upgrade finds its run.
  */
 export async function startServerRun(
   request: FastifyRequest,
   reply: FastifyReply,
   options: StartServerRunOptions,
   asked: unknown,
-  build: (runId: string, correlationId: string, now: number) => RunRequest,
+  build: (accepted: RunCallerFields & Pick<RunRequest, "requestedAt">) => RunRequest,
+  hashed?: unknown,
 ): Promise<string> {
   const identity = identityOf(request);
   const tenantStore = options.store.forTenant(identity.tenantId);
   const dispatcher = dispatcherOf(options.dispatcher);
-  const sent = request.headers["x-correlation-id"];
-  const correlationId = typeof sent === "string" ? sent : options.environment.newId("corr");
-  checkCorrelationId(correlationId);
-  reply.header("x-correlation-id", correlationId);
+  const correlationId = correlationIdOf(request, reply, options.environment);
   const idempotencyKey = request.headers["idempotency-key"];
   const now = options.environment.now();
   const runId = options.environment.newId("run");
   let claimedKey: string | null = null;
   if (typeof idempotencyKey === "string") {
-    const requestHash = contentHash({
-      asked,
-      route: request.routeOptions.url ?? null,
-      userId: identity.userId,
-    });
+    const requestHash = contentHash(
+      hashed === undefined
+        ? { asked, route: request.routeOptions.url ?? null, userId: identity.userId }
+        : hashed,
+    );
     const claim = await tenantStore.claimIdempotencyKey({
       idempotencyKey,
       requestHash,
@@ -81,7 +81,7 @@ export async function startServerRun(
       environment: options.environment,
       ...(options.budgets !== undefined ? { serverBudgets: options.budgets } : {}),
     });
-    await dispatcher.dispatch(build(runId, correlationId, now));
+    await dispatcher.dispatch(build({ ...runCallerFields(request, runId, correlationId), requestedAt: now }));
   } catch (error) {
     // Not accepted: a retry with the same key must be free to try again.
     if (claimedKey !== null) await tenantStore.releaseIdempotencyKey(claimedKey, runId);

@@ -13,9 +13,14 @@ import type { TenantScopeViolations } from "../identity/tenant-scope-violations.
 import type { TenantConfiguration } from "../tenants/tenant-configuration.js";
 import { cancelResponses, cancelServerRun } from "./cancel-server-run.js";
 import { authenticatedErrors, errorReference } from "./error-schema.js";
-import { decodeCursor, encodeCursor } from "./list-cursor.js";
-import { refuseOutsideTenant } from "./refuse-outside-tenant.js";
+import { listPage } from "./list-page.js";
+import { refuseRunOutsideTenant } from "./refuse-run-outside-tenant.js";
 import { identityOf } from "./request-identity.js";
+import { runIdParams } from "./run-id-params.js";
+import { runListSchema } from "./run-list-schema.js";
+import { runNotFound } from "./run-not-found.js";
+import { startRunHeaders } from "./start-run-headers.js";
+import { startRunResponses } from "./start-run-responses.js";
 import { dispatcherOf, startServerRun, waitUntilSettled } from "./start-server-run.js";
 import { type WorkItemRunRecord, workItemRunSchema, workItemRunView } from "./work-item-run-view.js";
 
@@ -68,22 +73,6 @@ const startWorkItemBody = {
   },
 } as const;
 
-const requestHeaders = {
-  type: "object",
-  properties: {
-    "idempotency-key": {
-      type: "string",
-      minLength: 1,
-      maxLength: 255,
-      description: "Retries with the same key and body return the same run; another body is 422.",
-    },
-    "x-correlation-id": {
-      type: "string",
-      description: "Your id for what the run serves (generated if absent).",
-    },
-  },
-} as const;
-
 /** The item checked against the work item schema, its agent a registry id the tenant may run; 422 naming the field. */
 function checkWorkItem(item: unknown, allowed: readonly string[] | null): LoadedWorkItem {
   let loaded: LoadedWorkItem;
@@ -115,19 +104,7 @@ function checkWorkItem(item: unknown, allowed: readonly string[] | null): Loaded
   return loaded;
 }
 
-const workItemRunIdParams = {
-  type: "object",
-  required: ["id"],
-  properties: { id: { type: "string", minLength: 1, maxLength: 200 } },
-} as const;
-
 const receiptStatuses = ["success", "failure", "denied", "timeout", "conflict"] as const;
-
-function workItemRunNotFound(runId: string): CharterError {
-  return new CharterError("RUN_NOT_FOUND", `no work item run ${runId}`, {
-    details: { runId, kind: "work-item" },
-  });
-}
 
 /** Whether a run request the server accepted asked for a work item run. */
 export function isWorkItemRequest(request: { readonly request: unknown } | null): boolean {
@@ -174,15 +151,9 @@ export const workItemRunRoutes: FastifyPluginAsync<WorkItemRunRoutesOptions> = a
     if (receipt !== undefined || isWorkItemRequest(accepted))
       return viewOf(tenantStore, runId, receipt ?? null);
     // The tenant's own run of another kind is simply not a work item run; only another tenant's is a violation.
-    if (accepted !== null || (await tenantStore.getRun(runId)) !== null) throw workItemRunNotFound(runId);
-    const owner = await store.findRunTenant(runId);
-    return refuseOutsideTenant(
-      request,
-      violations,
-      owner?.tenantId,
-      { kind: "work_item_run", id: runId },
-      workItemRunNotFound(runId),
-    );
+    if (accepted !== null || (await tenantStore.getRun(runId)) !== null)
+      throw runNotFound(runId, "work-item");
+    return refuseRunOutsideTenant(request, store, violations, runId, "work-item");
   }
 
   app.post<{ Body: StartWorkItemBody }>(
@@ -194,15 +165,9 @@ export const workItemRunRoutes: FastifyPluginAsync<WorkItemRunRoutesOptions> = a
         description:
           "202 with the run id once the work item run is accepted (stored and queued), or with `wait: true` 200 with the work item run and its receipt once it has ended.",
         tags: ["work-items"],
-        headers: requestHeaders,
+        headers: startRunHeaders,
         body: startWorkItemBody,
-        response: {
-          200: { $ref: "WorkItemRun#" },
-          202: { type: "object", required: ["runId"], properties: { runId: { type: "string" } } },
-          404: errorReference,
-          422: errorReference,
-          ...authenticatedErrors,
-        },
+        response: startRunResponses("WorkItemRun#"),
       },
     },
     async (request, reply) => {
@@ -213,35 +178,18 @@ export const workItemRunRoutes: FastifyPluginAsync<WorkItemRunRoutesOptions> = a
         | TenantConfiguration
         | undefined;
       const loaded = checkWorkItem(asked.item, tenant?.allowedAgents ?? null);
-      const runId = await startServerRun(
-        request,
-        reply,
-        {
-          store,
-          environment: options.environment,
-          dispatcher: options.dispatcher,
-          ...(options.budgets !== undefined ? { budgets: options.budgets } : {}),
-        },
-        asked,
-        (id, correlationId, now) => ({
-          v: runRequestVersion,
-          kind: "work-item",
-          runId: id,
-          requestId: request.id,
-          tenantId: identity.tenantId,
-          userId: identity.userId,
-          role: identity.role,
-          correlationId,
-          conversationId: null,
-          agent: loaded.item.agent_id,
-          repository: asked.repository,
-          item: asked.item,
-          prompt: null,
-          input: null,
-          metadata: asked.metadata ?? {},
-          requestedAt: now,
-        }),
-      );
+      const runId = await startServerRun(request, reply, options, asked, (accepted) => ({
+        v: runRequestVersion,
+        kind: "work-item",
+        ...accepted,
+        conversationId: null,
+        agent: loaded.item.agent_id,
+        repository: asked.repository,
+        item: asked.item,
+        prompt: null,
+        input: null,
+        metadata: asked.metadata ?? {},
+      }));
       reply.header("location", `/v1/work-items/runs/${runId}`);
       if (!wait) return reply.status(202).send({ runId });
       await waitUntilSettled(reply, options.dispatcher, identity.tenantId, runId);
@@ -256,7 +204,7 @@ export const workItemRunRoutes: FastifyPluginAsync<WorkItemRunRoutesOptions> = a
       schema: {
         summary: "Ask a work item run to stop: its working tree is restored and its receipt says interrupted",
         tags: ["work-items"],
-        params: workItemRunIdParams,
+        params: runIdParams,
         response: cancelResponses,
       },
     },
@@ -279,46 +227,31 @@ export const workItemRunRoutes: FastifyPluginAsync<WorkItemRunRoutesOptions> = a
     "/v1/work-items/runs",
     {
       config: { permission: "runs.read" },
-      schema: {
+      schema: runListSchema({
         summary: "The tenant's work item runs that have a receipt, newest first",
         tags: ["work-items"],
-        querystring: {
-          type: "object",
-          additionalProperties: false,
-          properties: {
-            status: { type: "string", enum: [...receiptStatuses] },
-            limit: { type: "integer", minimum: 1, maximum: 100, default: 20 },
-            cursor: { type: "string", minLength: 1, description: "nextCursor of the previous page." },
-          },
-        },
-        response: {
-          200: {
-            type: "object",
-            required: ["workItemRuns", "nextCursor"],
-            properties: {
-              workItemRuns: { type: "array", items: { $ref: "WorkItemRun#" } },
-              nextCursor: { type: ["string", "null"] },
-            },
-          },
-          ...authenticatedErrors,
-        },
-      },
+        itemsKey: "workItemRuns",
+        view: "WorkItemRun#",
+        status: { type: "string", enum: [...receiptStatuses] },
+        limit: { maximum: 100, default: 20 },
+      }),
     },
     async (request) => {
       const tenantStore = store.forTenant(identityOf(request).tenantId);
       const { status, limit, cursor } = request.query;
-      const offset = cursor === undefined ? 0 : decodeCursor(cursor);
-      const receipts = await tenantStore.listWorkReceipts({
-        newestFirst: true,
-        limit: limit + 1,
-        offset,
-        ...(status !== undefined ? { status } : {}),
-      });
+      const page = await listPage(cursor, limit, (room, offset) =>
+        tenantStore.listWorkReceipts({
+          newestFirst: true,
+          limit: room,
+          offset,
+          ...(status !== undefined ? { status } : {}),
+        }),
+      );
       const workItemRuns = [];
-      for (const receipt of receipts.slice(0, limit)) {
+      for (const receipt of page.stored) {
         workItemRuns.push(await viewOf(tenantStore, receipt.runId, receipt));
       }
-      return { workItemRuns, nextCursor: receipts.length > limit ? encodeCursor(offset + limit) : null };
+      return { workItemRuns, nextCursor: page.nextCursor };
     },
   );
 
@@ -330,7 +263,7 @@ export const workItemRunRoutes: FastifyPluginAsync<WorkItemRunRoutesOptions> = a
         summary:
           "One work item run: the item, its status and its receipt (files with their diffs, the test output)",
         tags: ["work-items"],
-        params: workItemRunIdParams,
+        params: runIdParams,
         response: { 200: { $ref: "WorkItemRun#" }, 404: errorReference, ...authenticatedErrors },
       },
     },

@@ -16,9 +16,14 @@ import type { TenantScopeViolations } from "../identity/tenant-scope-violations.
 import type { TenantConfiguration } from "../tenants/tenant-configuration.js";
 import { cancelResponses, cancelServerRun } from "./cancel-server-run.js";
 import { authenticatedErrors, errorReference } from "./error-schema.js";
-import { decodeCursor, encodeCursor } from "./list-cursor.js";
-import { refuseOutsideTenant } from "./refuse-outside-tenant.js";
+import { listPage } from "./list-page.js";
+import { refuseRunOutsideTenant } from "./refuse-run-outside-tenant.js";
 import { identityOf } from "./request-identity.js";
+import { runIdParams } from "./run-id-params.js";
+import { runListSchema } from "./run-list-schema.js";
+import { runNotFound } from "./run-not-found.js";
+import { startRunHeaders } from "./start-run-headers.js";
+import { startRunResponses } from "./start-run-responses.js";
 import { dispatcherOf, startServerRun, waitUntilSettled } from "./start-server-run.js";
 import { workflowRunSchema, workflowRunView } from "./workflow-run-view.js";
 
@@ -66,22 +71,6 @@ const startWorkflowBody = {
   },
 } as const;
 
-const requestHeaders = {
-  type: "object",
-  properties: {
-    "idempotency-key": {
-      type: "string",
-      minLength: 1,
-      maxLength: 255,
-      description: "Retries with the same key and body return the same run; another body is 422.",
-    },
-    "x-correlation-id": {
-      type: "string",
-      description: "Your id for what the run serves (generated if absent).",
-    },
-  },
-} as const;
-
 /**
  * Every agent a workflow's steps (and compensations) run must be one the tenant may run: a tenant limited to some
  * agents may start only workflows whose every agent step names one of them (by registry id).
@@ -107,18 +96,6 @@ function checkWorkflowAgentsAllowed(steps: readonly WorkflowStep[], allowed: rea
   }
 }
 
-export const workflowRunIdParams = {
-  type: "object",
-  required: ["id"],
-  properties: { id: { type: "string", minLength: 1, maxLength: 200 } },
-} as const;
-
-function workflowRunNotFound(runId: string): CharterError {
-  return new CharterError("RUN_NOT_FOUND", `no workflow run ${runId}`, {
-    details: { runId, kind: "workflow" },
-  });
-}
-
 /** Whether a run request the server accepted asked for a workflow run. */
 export function isWorkflowRequest(request: { readonly request: unknown } | null): boolean {
   return (request?.request as { kind?: unknown } | undefined)?.kind === "workflow";
@@ -140,15 +117,8 @@ export const workflowRunRoutes: FastifyPluginAsync<WorkflowRunRoutesOptions> = a
     if (run !== null && run.kind === "workflow") return { run, accepted };
     if (run === null && accepted !== null && isWorkflowRequest(accepted)) return { run, accepted };
     // The tenant's own run of another kind is simply not a workflow run; only another tenant's is a violation.
-    if (run !== null || accepted !== null) throw workflowRunNotFound(runId);
-    const owner = await store.findRunTenant(runId);
-    return refuseOutsideTenant(
-      request,
-      violations,
-      owner?.tenantId,
-      { kind: "workflow_run", id: runId },
-      workflowRunNotFound(runId),
-    );
+    if (run !== null || accepted !== null) throw runNotFound(runId, "workflow");
+    return refuseRunOutsideTenant(request, store, violations, runId, "workflow");
   }
 
   app.post<{ Body: StartWorkflowBody }>(
@@ -160,15 +130,9 @@ export const workflowRunRoutes: FastifyPluginAsync<WorkflowRunRoutesOptions> = a
         description:
           "202 with the run id once the workflow run is accepted (stored and queued), or with `wait: true` 200 with the workflow run once it has ended.",
         tags: ["workflows"],
-        headers: requestHeaders,
+        headers: startRunHeaders,
         body: startWorkflowBody,
-        response: {
-          200: { $ref: "WorkflowRun#" },
-          202: { type: "object", required: ["runId"], properties: { runId: { type: "string" } } },
-          404: errorReference,
-          422: errorReference,
-          ...authenticatedErrors,
-        },
+        response: startRunResponses("WorkflowRun#"),
       },
     },
     async (request, reply) => {
@@ -182,34 +146,17 @@ export const workflowRunRoutes: FastifyPluginAsync<WorkflowRunRoutesOptions> = a
         | TenantConfiguration
         | undefined;
       checkWorkflowAgentsAllowed(loaded.definition.steps, tenant?.allowedAgents ?? null);
-      const runId = await startServerRun(
-        request,
-        reply,
-        {
-          store,
-          environment,
-          dispatcher: options.dispatcher,
-          ...(options.budgets !== undefined ? { budgets: options.budgets } : {}),
-        },
-        asked,
-        (id, correlationId, now) => ({
-          v: runRequestVersion,
-          kind: "workflow",
-          runId: id,
-          requestId: request.id,
-          tenantId: identity.tenantId,
-          userId: identity.userId,
-          role: identity.role,
-          correlationId,
-          conversationId: null,
-          agent: asked.workflow,
-          workflow: asked.workflow,
-          prompt: null,
-          input: asked.input ?? {},
-          metadata: asked.metadata ?? {},
-          requestedAt: now,
-        }),
-      );
+      const runId = await startServerRun(request, reply, options, asked, (accepted) => ({
+        v: runRequestVersion,
+        kind: "workflow",
+        ...accepted,
+        conversationId: null,
+        agent: asked.workflow,
+        workflow: asked.workflow,
+        prompt: null,
+        input: asked.input ?? {},
+        metadata: asked.metadata ?? {},
+      }));
       reply.header("location", `/v1/workflows/runs/${runId}`);
       if (!wait) return reply.status(202).send({ runId });
       await waitUntilSettled(reply, options.dispatcher, identity.tenantId, runId);
@@ -227,7 +174,7 @@ export const workflowRunRoutes: FastifyPluginAsync<WorkflowRunRoutesOptions> = a
       schema: {
         summary: "Ask a workflow run to stop at its next checkpoint (its running steps' runs stop too)",
         tags: ["workflows"],
-        params: workflowRunIdParams,
+        params: runIdParams,
         response: cancelResponses,
       },
     },
@@ -250,56 +197,40 @@ export const workflowRunRoutes: FastifyPluginAsync<WorkflowRunRoutesOptions> = a
     "/v1/workflows/runs",
     {
       config: { permission: "runs.read" },
-      schema: {
+      schema: runListSchema({
         summary: "The tenant's workflow runs, newest first",
         tags: ["workflows"],
-        querystring: {
-          type: "object",
-          additionalProperties: false,
-          properties: {
-            status: {
-              type: "string",
-              enum: [...runStatuses],
-              description: "The workflow run's stored status, as GET /v1/runs filters it.",
-            },
-            limit: { type: "integer", minimum: 1, maximum: 100, default: 20 },
-            cursor: { type: "string", minLength: 1, description: "nextCursor of the previous page." },
-          },
+        itemsKey: "workflowRuns",
+        view: "WorkflowRun#",
+        status: {
+          type: "string",
+          enum: [...runStatuses],
+          description: "The workflow run's stored status, as GET /v1/runs filters it.",
         },
-        response: {
-          200: {
-            type: "object",
-            required: ["workflowRuns", "nextCursor"],
-            properties: {
-              workflowRuns: { type: "array", items: { $ref: "WorkflowRun#" } },
-              nextCursor: { type: ["string", "null"] },
-            },
-          },
-          ...authenticatedErrors,
-        },
-      },
+        limit: { maximum: 100, default: 20 },
+      }),
     },
     async (request) => {
       const tenantStore = store.forTenant(identityOf(request).tenantId);
       const { status, limit, cursor } = request.query;
-      const offset = cursor === undefined ? 0 : decodeCursor(cursor);
-      // One more than asked for: whether there is a next page.
-      const summaries = await tenantStore.listRuns({
-        kind: "workflow",
-        limit: limit + 1,
-        offset,
-        ...(status !== undefined ? { status } : {}),
-      });
+      const page = await listPage(cursor, limit, (room, offset) =>
+        tenantStore.listRuns({
+          kind: "workflow",
+          limit: room,
+          offset,
+          ...(status !== undefined ? { status } : {}),
+        }),
+      );
       const now = environment.now();
       const workflowRuns = [];
-      for (const summary of summaries.slice(0, limit)) {
+      for (const summary of page.stored) {
         const [run, accepted] = await Promise.all([
           tenantStore.getRun(summary.runId),
           tenantStore.getRunRequest(summary.runId),
         ]);
         workflowRuns.push(await workflowRunView(tenantStore, run, accepted, now));
       }
-      return { workflowRuns, nextCursor: summaries.length > limit ? encodeCursor(offset + limit) : null };
+      return { workflowRuns, nextCursor: page.nextCursor };
     },
   );
 
@@ -310,7 +241,7 @@ export const workflowRunRoutes: FastifyPluginAsync<WorkflowRunRoutesOptions> = a
       schema: {
         summary: "One workflow run: its status, each step (dependencies, status, agent run) and its result",
         tags: ["workflows"],
-        params: workflowRunIdParams,
+        params: runIdParams,
         response: { 200: { $ref: "WorkflowRun#" }, 404: errorReference, ...authenticatedErrors },
       },
     },

@@ -49,7 +49,9 @@ export function createWorkflowStepExecutor(context: WorkflowRunContext): Workflo
       return stepResultFromAgentResult(result);
     },
     async continueAgent(request) {
+      const decided = context.stepDecisions?.[request.runId];
       const result = await resumeStoredRun({
+        ...(decided !== undefined ? { approve: decided.approve, deny: decided.deny } : {}),
         ...shared,
         runId: request.runId,
         cwd: context.cwd,

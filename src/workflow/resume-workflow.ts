@@ -17,6 +17,7 @@ import { readWorkflowContract } from "./workflow-contract.js";
 import type { WorkflowProgressEvent } from "./workflow-progress-event.js";
 import { createWorkflowRecorder } from "./workflow-recorder.js";
 import type { WorkflowResult } from "./workflow-result.js";
+import type { StepRunDecisions } from "./workflow-run-context.js";
 
 export interface ResumeWorkflowOptions {
   readonly workflowRunId: string;
@@ -44,6 +45,11 @@ export interface ResumeWorkflowOptions {
   readonly toolPermissions?: RunToolPermissions;
   /** Asked before every model call of every agent step (a server's tenant budgets). */
   readonly modelCallBudget?: ModelCallBudget;
+  /**
+   * A person's decisions on the calls the continued steps' runs wait on, by step run id (a server's approvals):
+   * each such step continues with them; a step whose run waits on calls not decided here stops for them again.
+   */
+  readonly stepDecisions?: Readonly<Record<string, StepRunDecisions>>;
 }
 
 const resumable = ["running", "interrupted"] as const;
@@ -174,6 +180,7 @@ export async function resumeWorkflow(options: ResumeWorkflowOptions): Promise<Wo
         : {}),
       ...(options.toolPermissions !== undefined ? { toolPermissions: options.toolPermissions } : {}),
       ...(options.modelCallBudget !== undefined ? { modelCallBudget: options.modelCallBudget } : {}),
+      ...(options.stepDecisions !== undefined ? { stepDecisions: options.stepDecisions } : {}),
     });
     return await executeWorkflow({
       definition,

@@ -33,4 +33,15 @@ export interface WorkflowRunContext {
   readonly toolPermissions?: RunToolPermissions;
   /** Asked before every model call of every agent step (a server's tenant budgets). */
   readonly modelCallBudget?: ModelCallBudget;
+  /**
+   * A person's decisions on the calls continued steps' runs wait on, by step run id: the run continues with them
+   * (an approved call runs once, a denied one is a tool failure its model sees). Never from a model.
+   */
+  readonly stepDecisions?: Readonly<Record<string, StepRunDecisions>>;
+}
+
+/** The decisions on one step run's pending calls (`charter resume --approve/--deny`). */
+export interface StepRunDecisions {
+  readonly approve: readonly string[];
+  readonly deny: readonly string[];
 }

@@ -14,6 +14,7 @@ import {
   createProviderKeySourceResolver,
   createTenantConfigurationResolver,
 } from "../../src/server/tenants/resolve-tenant-settings.js";
+import { createPgBossRunDispatcher } from "../../src/server/workers/pg-boss-run-dispatcher.js";
 import {
   type ScriptedOpenAIServer,
   type ScriptedResponder,
@@ -67,9 +68,15 @@ export async function startRunningServer(
   backend: TestBackend,
   respond: ScriptedResponder,
   options: Parameters<typeof startTestServer>[1] = {},
-  /** Execution settings beyond the project's: the workflows folder and repositories of workflow and work item runs. */
-  execution: Pick<RunExecutionContext, "workflowsDirectory" | "repositories" | "budgets"> = {},
+  /**
+   * Execution settings beyond the project's: the workflows folder and repositories of workflow and work item runs;
+   * `queue: "pg-boss"` (a PostgreSQL backend) queues runs and decisions through pg-boss to this process's workers.
+   */
+  execution: Pick<RunExecutionContext, "workflowsDirectory" | "repositories" | "budgets"> & {
+    readonly queue?: "pg-boss";
+  } = {},
 ): Promise<RunningServer> {
+  const { queue, ...settings } = execution;
   const model = await startScriptedOpenAIServer({ respond });
   const directory = await mkdtemp(join(tmpdir(), "charter-server-runs-"));
   const recordFile = join(directory, "records.jsonl");
@@ -106,7 +113,7 @@ export async function startRunningServer(
       executionContext = {
         store,
         storeUrl: url,
-        ...execution,
+        ...settings,
         agentCatalog: createAgentCatalog(),
         environment: systemEnvironment,
         cwd: directory,
@@ -126,7 +133,11 @@ export async function startRunningServer(
           secretsKey: testSecretsKey,
         }),
       };
-      dispatcher = observed(createInProcessRunDispatcher({ context: executionContext, workers: 2 }));
+      dispatcher = observed(
+        queue === "pg-boss"
+          ? pgBossDispatcher(executionContext, url)
+          : createInProcessRunDispatcher({ context: executionContext, workers: 2 }),
+      );
       return dispatcher;
     },
   });
@@ -147,5 +158,22 @@ export async function startRunningServer(
       await model.close();
       await rm(directory, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * The pg-boss dispatcher with two workers in this process, shaped as the in-process one (the server is built with
+ * its dispatcher before the queue's connections open: each call waits for them; `start` opens them, `drain` closes).
+ */
+function pgBossDispatcher(context: RunExecutionContext, url: string): InProcessRunDispatcher {
+  const opened = createPgBossRunDispatcher({ context, url, workers: 2, pollMilliseconds: 100 });
+  return {
+    start: async () => void (await opened),
+    idle: async () => undefined,
+    dispatch: async (request) => (await opened).dispatch(request),
+    decide: async (decision) => (await opened).decide(decision),
+    cancel: async (tenantId, runId) => (await opened).cancel(tenantId, runId),
+    whenSettled: async (tenantId, runId, signal) => (await opened).whenSettled(tenantId, runId, signal),
+    drain: async () => (await opened).close(),
   };
 }

@@ -9,10 +9,11 @@ import { failureClassOf } from "../failure-class.js";
 import { createModelCallBudget } from "../limits/tenant-budgets.js";
 import type { RunExecutionOptions, RunExecutionOutcome } from "./execute-run-request.js";
 import { findServerWorkflow } from "./find-server-workflow.js";
+import { decisionsByRun, pendingApprovalsOf } from "./pending-approvals-of.js";
 import { cancelledRunData, failedRunData, recordRunEvent } from "./record-run-event.js";
 import { serverToolPermissions } from "./role-tool-classes.js";
 import type { RunExecutionContext } from "./run-execution-context.js";
-import type { RunRequest } from "./run-request.js";
+import type { RunDecisionRequest, RunRequest } from "./run-request.js";
 
 const classOf = (code: string) => failureClassOf(code as ErrorCode);
 
@@ -79,18 +80,43 @@ export async function executeWorkflowRequest(
 }
 
 /**
- * Continues a workflow run whose process is gone (or drained) from its latest checkpoint, as `charter workflow
- * resume` does: completed steps are never run again, a running step's run continues where it stopped.
+ * Continues a workflow run from its latest checkpoint, as `charter workflow resume` does: completed steps are never
+ * run again, a running step's run continues where it stopped. Without a decision its process is gone (or drained);
+ * with one, a person decided calls its steps' runs wait on (AWAITING_APPROVAL), and each such step's run continues
+ * with the decision (an approved call runs once, a denied one is a tool failure its model sees).
  */
 export async function continueWorkflowRequest(
   request: RunRequest,
   context: RunExecutionContext,
   options: RunExecutionOptions = {},
+  decision?: RunDecisionRequest,
 ): Promise<RunExecutionOutcome> {
   const store = context.store.forTenant(request.tenantId);
+  let stepDecisions: Record<string, { approve: string[]; deny: string[] }> | undefined;
+  if (decision !== undefined) {
+    // The calls are matched to the step runs that wait on them now: a decision that names none of them (decided
+    // already, say) leaves the workflow waiting as it was.
+    stepDecisions = decisionsByRun(await pendingApprovalsOf(store, request), decision);
+    if (Object.keys(stepDecisions).length === 0) return { status: "awaiting_approval", result: null };
+  }
   let result: WorkflowResult;
   try {
-    await recordRunEvent(store, request, context, "EXECUTING", { resumed: true, taken_over: true });
+    await recordRunEvent(
+      store,
+      request,
+      context,
+      "EXECUTING",
+      decision === undefined
+        ? { resumed: true, taken_over: true }
+        : {
+            resumed: true,
+            decided_by: decision.userId,
+            decision_request_id: decision.requestId,
+            approve: decision.approve,
+            deny: decision.deny,
+            ...(decision.stepId !== undefined ? { step_id: decision.stepId } : {}),
+          },
+    );
     options.onExecuting?.();
     const overlay = await context.tenantConfiguration?.(request.tenantId);
     result = await resumeWorkflow({
@@ -107,6 +133,7 @@ export async function continueWorkflowRequest(
         environment: context.environment,
         ...(context.budgets !== undefined ? { serverBudgets: context.budgets } : {}),
       }),
+      ...(stepDecisions !== undefined ? { stepDecisions } : {}),
       ...sharedOptions(context),
       ...(options.signal !== undefined ? { signal: options.signal } : {}),
     });
@@ -159,8 +186,20 @@ async function finishWorkflow(
   result: WorkflowResult,
 ): Promise<RunExecutionOutcome> {
   const cancelled = (await store.getRunRequest(request.runId))?.cancelRequestedAt != null;
-  // Stopped at a checkpoint without being cancelled (the process drains): another worker continues it.
-  if (result.status === "interrupted" && !cancelled) return { status: "suspended", result: null };
+  if (result.status === "interrupted" && !cancelled) {
+    // Stopped because steps' runs wait for a person's decision: the workflow waits with them (the sweep leaves a
+    // workflow run at AWAITING_APPROVAL alone) until `POST /v1/workflows/runs/:id/approvals` continues it.
+    const pending = await pendingApprovalsOf(store, request);
+    if (pending.length > 0) {
+      await recordRunEvent(store, request, context, "AWAITING_APPROVAL", {
+        pending_approvals: pending,
+        steps: result.steps.map((step) => ({ id: step.id, status: step.status, run_id: step.runId })),
+      });
+      return { status: "awaiting_approval", result: null };
+    }
+    // Stopped at a checkpoint without being cancelled (the process drains): another worker continues it.
+    return { status: "suspended", result: null };
+  }
   const summary = {
     workflow_status: result.status,
     outcome: result.status === "completed" ? "COMPLETED" : result.status.toUpperCase(),

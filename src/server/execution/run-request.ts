@@ -69,6 +69,11 @@ export interface RunDecisionRequest {
   readonly correlationId: string;
   readonly approve: readonly string[];
   readonly deny: readonly string[];
+  /**
+   * A workflow run: the step whose run waits on the calls, when the caller named it (the steps' runs are separate
+   * runs, so two of them may wait on calls with the same id). Absent for agent and work item runs.
+   */
+  readonly stepId?: string;
 }
 
 /** What a request runs (`agent` for requests stored before kinds existed). */

@@ -96,12 +96,17 @@ export class RunWorkerPool {
     };
     const execute = (): Promise<RunExecutionOutcome> => {
       const kind = runRequestKindOf(task.request);
-      // Workflow and work item runs start and continue by their own rules (no approvals of their own: a step's
-      // or an item's agent run is an ordinary run of the store).
+      // Workflow and work item runs start and continue by their own rules; a decision continues the step runs
+      // (or the item's agent run) that wait on the decided calls.
       if (kind === "workflow") {
         return task.kind === "start"
           ? executeWorkflowRequest(task.request, context, options)
-          : continueWorkflowRequest(task.request, context, options);
+          : continueWorkflowRequest(
+              task.request,
+              context,
+              options,
+              task.kind === "decide" ? task.decision : undefined,
+            );
       }
       if (kind === "work-item") {
         return task.kind === "start"
@@ -204,7 +209,10 @@ export class RunWorkerPool {
           : unsettled.cancelRequestedAt !== null
             ? "cancelled"
             : run.status === "interrupted"
-              ? "resume"
+              ? // A workflow whose steps wait for a person stays stopped (its row is interrupted) until a decision.
+                unsettled.state === "AWAITING_APPROVAL"
+                ? null
+                : "resume"
               : run.status === "completed" || run.status === "failed"
                 ? "record_end"
                 : null;

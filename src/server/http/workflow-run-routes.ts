@@ -15,6 +15,12 @@ import { runRequestVersion } from "../execution/run-request.js";
 import type { TenantScopeViolations } from "../identity/tenant-scope-violations.js";
 import type { TenantConfiguration } from "../tenants/tenant-configuration.js";
 import { cancelResponses, cancelServerRun } from "./cancel-server-run.js";
+import {
+  decideServerRunApproval,
+  type ServerApprovalBody,
+  serverApprovalBody,
+  serverApprovalResponses,
+} from "./decide-server-run-approval.js";
 import { authenticatedErrors, errorReference } from "./error-schema.js";
 import { listPage } from "./list-page.js";
 import { refuseRunOutsideTenant } from "./refuse-run-outside-tenant.js";
@@ -188,6 +194,33 @@ export const workflowRunRoutes: FastifyPluginAsync<WorkflowRunRoutesOptions> = a
         runId,
         "workflow run",
         () => run?.status ?? "queued",
+      );
+      return reply.status(202).send(answer);
+    },
+  );
+
+  app.post<{ Params: { id: string }; Body: ServerApprovalBody }>(
+    "/v1/workflows/runs/:id/approvals",
+    {
+      config: { permission: "runs.approve" },
+      schema: {
+        summary: "A person's decision on a call a workflow step's run waits on",
+        description:
+          "The workflow continues with the decision (an approved call runs once, a denied one is a tool failure the step's model sees); a destructive call never runs on a model's own say-so.",
+        tags: ["workflows"],
+        params: runIdParams,
+        body: serverApprovalBody,
+        response: serverApprovalResponses,
+      },
+    },
+    async (request, reply) => {
+      const runId = request.params.id;
+      const { run, accepted } = await ownWorkflowRun(request, runId);
+      const answer = await decideServerRunApproval(
+        request,
+        reply,
+        { store, dispatcher: options.dispatcher, environment },
+        { runId, kind: "workflow", accepted, status: run?.status ?? "queued" },
       );
       return reply.status(202).send(answer);
     },

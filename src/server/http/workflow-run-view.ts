@@ -6,6 +6,8 @@ import { readStoredWorkflow } from "../../workflow/read-stored-workflow.js";
 import { readWorkflowContract } from "../../workflow/workflow-contract.js";
 import type { WorkflowDefinition, WorkflowStep } from "../../workflow/workflow-definition.js";
 import { stepStatuses, workflowStatuses } from "../../workflow/workflow-status.js";
+import { pendingApprovalsOf } from "../execution/pending-approvals-of.js";
+import { serverPendingApprovalsSchema } from "./pending-approvals-schema.js";
 import { requestFields } from "./run-view.js";
 
 /** What the server keeps of a workflow run it accepted: the request's own fields (see WorkflowRunRequest). */
@@ -52,9 +54,14 @@ export async function workflowRunView(
   const stored = await readStoredWorkflow(store, run.runId, now);
   const declared = new Map(definition.steps.map((step) => [step.id, stepDeclaration(step)]));
   const context = (checkpoint.document as { context?: { input?: unknown } }).context;
+  // Stopped (stored `interrupted`) because steps' runs wait for a person: the server's lifecycle says so.
+  const awaiting = stored.status === "interrupted" && accepted?.state === "AWAITING_APPROVAL";
   return {
     ...common,
-    status: stored.status,
+    status: awaiting ? ("awaiting_approval" as const) : stored.status,
+    ...(awaiting
+      ? { pendingApprovals: await pendingApprovalsOf(store, { runId: run.runId, kind: "workflow" }) }
+      : {}),
     input: context?.input ?? null,
     steps: stored.steps.map((step) => ({ ...step, ...declared.get(step.id) })),
     errors: stored.errors,
@@ -123,10 +130,11 @@ export const workflowRunSchema = {
     workflowId: { type: "string" },
     status: {
       type: "string",
-      enum: ["queued", "running", "abandoned", ...workflowStatuses],
+      enum: ["queued", "running", "abandoned", "awaiting_approval", ...workflowStatuses],
       description:
-        "queued: accepted, not started by a worker yet; running; abandoned: its process is gone (a worker continues it); then how it ended.",
+        "queued: accepted, not started by a worker yet; running; abandoned: its process is gone (a worker continues it); awaiting_approval: steps' runs wait on a person's decision (pendingApprovals); then how it ended.",
     },
+    pendingApprovals: serverPendingApprovalsSchema,
     lifecycle: {
       type: "string",
       enum: ["REQUESTED", "ROUTED", "EXECUTING", "TOOL_CALL", "AWAITING_APPROVAL", "COMPLETED", "FAILED"],

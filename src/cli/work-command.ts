@@ -3,6 +3,7 @@ import type { CliStreams } from "./cli-streams.js";
 import { defineCommand, type FlagValues } from "./command-declaration.js";
 import { exitCodes } from "./exit-code.js";
 import { workFlags } from "./work-flags.js";
+import { workRunOptions } from "./work-run-options.js";
 
 const usage =
   "usage: charter work run <item.yaml|item.json> [--repo DIR] [--commit] [--json] | charter work plan <folder|plan.yaml> [--repo DIR] [--max-parallel N] [--json] | charter work verify <receipt-id|path> | charter work replay <receipt-id|path> [--worktree DIR] | charter work recover [--repo DIR]";
@@ -59,15 +60,8 @@ async function workRun(
   const { runWorkItem } = await import("../work/run-work-item.js");
   const result = await runWorkItem({
     itemPath: item,
-    repository: values.repo ?? process.cwd(),
+    ...workRunOptions(values, streams),
     commit: values.commit,
-    ...(values.config !== undefined ? { configPath: values.config } : {}),
-    ...(values.store !== undefined ? { store: values.store } : {}),
-    ...(values["runs-dir"] !== undefined ? { runsDirectory: values["runs-dir"] } : {}),
-    ...(streams.binaryDirectory !== undefined ? { binaryDirectory: streams.binaryDirectory } : {}),
-    ...(values.tenant !== undefined ? { tenantId: values.tenant } : {}),
-    signal: streams.signal,
-    onWarning: (text) => streams.stderr.write(`charter: warning: ${text}\n`),
     onFrozen: (runId, beforeHash) =>
       streams.stderr.write(`charter: work run ${runId}: before state ${beforeHash}\n`),
   });

@@ -4,6 +4,7 @@ import type { CliStreams } from "./cli-streams.js";
 import type { FlagValues } from "./command-declaration.js";
 import { exitCodes } from "./exit-code.js";
 import type { workFlags } from "./work-flags.js";
+import { workRunOptions } from "./work-run-options.js";
 
 function parseMaxParallel(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
@@ -30,15 +31,8 @@ export async function workPlan(
   const { runWorkPlan } = await import("../work/run-work-plan.js");
   const result = await runWorkPlan({
     planPath: target,
-    repository: values.repo ?? process.cwd(),
+    ...workRunOptions(values, streams),
     ...(maxParallel !== undefined ? { maxParallel } : {}),
-    ...(values.config !== undefined ? { configPath: values.config } : {}),
-    ...(values.store !== undefined ? { store: values.store } : {}),
-    ...(values["runs-dir"] !== undefined ? { runsDirectory: values["runs-dir"] } : {}),
-    ...(streams.binaryDirectory !== undefined ? { binaryDirectory: streams.binaryDirectory } : {}),
-    ...(values.tenant !== undefined ? { tenantId: values.tenant } : {}),
-    signal: streams.signal,
-    onWarning: (text) => streams.stderr.write(`charter: warning: ${text}\n`),
     onLevelStarted: (level, ids, base) =>
       streams.stderr.write(`charter: work plan: level ${level}: ${ids.join(", ")} (from ${base})\n`),
     onItemEnded: (item) => streams.stderr.write(`charter: work plan: ${item.work_item_id}: ${item.status}\n`),

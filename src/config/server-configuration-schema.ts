@@ -105,34 +105,31 @@ const jwtSchema = z
     },
   }));
 
+/**
+ * The keys of `server`, with the JWT settings as a layer or the merged configuration has them: one list for both,
+ * so that a key added for the merged configuration is never refused in a configuration file (or the reverse).
+ */
+function serverSchemaWith<Jwt extends z.ZodType>(jwt: Jwt) {
+  return z
+    .object({
+      auth: z.object({ jwt: jwt.optional() }).strict().optional(),
+      /** Read the client address from `X-Forwarded-For` (behind a reverse proxy you run). */
+      trustProxy: z.boolean().optional(),
+      rateLimits: rateLimitsSchema.optional(),
+      listenBacklog: listenBacklogSchema.optional(),
+      workflows: workflowsFolderSchema.optional(),
+      repositories: repositoriesSchema.optional(),
+      toolCache: serverToolCacheSchema.optional(),
+      budgets: budgetsSchema.optional(),
+    })
+    .strict();
+}
+
 /** `server` in one configuration file: every key optional (a higher layer may set one). */
-export const serverLayerSchema = z
-  .object({
-    auth: z.object({ jwt: jwtLayerSchema.optional() }).strict().optional(),
-    /** Read the client address from `X-Forwarded-For` (behind a reverse proxy you run). */
-    trustProxy: z.boolean().optional(),
-    rateLimits: rateLimitsSchema.optional(),
-    listenBacklog: listenBacklogSchema.optional(),
-    workflows: workflowsFolderSchema.optional(),
-    repositories: repositoriesSchema.optional(),
-    toolCache: serverToolCacheSchema.optional(),
-    budgets: budgetsSchema.optional(),
-  })
-  .strict();
+export const serverLayerSchema = serverSchemaWith(jwtLayerSchema);
 
 /** `server` of the merged configuration: what `charter serve` reads (API keys need no configuration). */
-export const serverSchema = z
-  .object({
-    auth: z.object({ jwt: jwtSchema.optional() }).strict().optional(),
-    trustProxy: z.boolean().optional(),
-    rateLimits: rateLimitsSchema.optional(),
-    listenBacklog: listenBacklogSchema.optional(),
-    workflows: workflowsFolderSchema.optional(),
-    repositories: repositoriesSchema.optional(),
-    toolCache: serverToolCacheSchema.optional(),
-    budgets: budgetsSchema.optional(),
-  })
-  .strict();
+export const serverSchema = serverSchemaWith(jwtSchema);
 
 export type ServerConfiguration = z.output<typeof serverSchema>;
 export type JwtConfiguration = z.output<typeof jwtSchema>;

@@ -1,10 +1,10 @@
 import type { Kysely, Selectable } from "kysely";
+import { runEventFromRow } from "./run-event-from-row.js";
 import {
   type NewRunEvent,
   type RunEventType,
   type RunRequestRecord,
   runEventTypes,
-  type StoredRunEvent,
   settledRunEventTypes,
   type UnsettledRunRequest,
 } from "./run-event-records.js";
@@ -43,21 +43,6 @@ function requestFromRow(row: Selectable<RunRequestsTable>): RunRequestRecord {
     cancelRequestedAt: row.cancel_requested_at === null ? null : Number(row.cancel_requested_at),
     createdAt: Number(row.created_at),
     updatedAt: Number(row.updated_at),
-  };
-}
-
-function eventFromRow(row: Selectable<RunEventsTable>): StoredRunEvent {
-  return {
-    runId: row.run_id,
-    sequence: Number(row.sequence),
-    tenantId: row.tenant_id,
-    type: row.type as RunEventType,
-    requestId: row.request_id,
-    userId: row.user_id,
-    correlationId: row.correlation_id,
-    conversationId: row.conversation_id,
-    createdAt: Number(row.created_at),
-    data: JSON.parse(row.data_json) as Record<string, unknown>,
   };
 }
 
@@ -131,7 +116,7 @@ export function createRunEventAccess(
           if (failure.details.reason !== "duplicate_record") throw failure;
           throw storeError("run_exists", `run ${event.runId} is already stored`, { runId: event.runId });
         }
-        return eventFromRow(row);
+        return runEventFromRow(row);
       }),
 
     getRunRequest: (runId) =>
@@ -178,7 +163,7 @@ export function createRunEventAccess(
             },
           );
         }
-        return eventFromRow(stored);
+        return runEventFromRow(stored);
       }),
 
     readRunEvents: (runId, options = {}) =>
@@ -193,7 +178,7 @@ export function createRunEventAccess(
           .orderBy("sequence")
           .limit(limit)
           .execute();
-        return rows.map(eventFromRow);
+        return rows.map(runEventFromRow);
       }),
 
     listConversationRequests: (conversationId) =>

@@ -1,5 +1,5 @@
 import type { Kysely } from "kysely";
-import type { RunEventType, StoredRunEvent } from "./run-event-records.js";
+import { runEventFromRow } from "./run-event-from-row.js";
 import type { RunStore } from "./run-store.js";
 import type { StoreDatabase } from "./store-database.js";
 import type { StoreGuard } from "./store-guard.js";
@@ -53,20 +53,7 @@ export function createRunEventRangeAccess(
           .orderBy("sequence")
           .limit(limit)
           .execute();
-        return rows.map(
-          (row): StoredRunEvent => ({
-            runId: row.run_id,
-            sequence: Number(row.sequence),
-            tenantId: row.tenant_id,
-            type: row.type as RunEventType,
-            requestId: row.request_id,
-            userId: row.user_id,
-            correlationId: row.correlation_id,
-            conversationId: row.conversation_id,
-            createdAt: Number(row.created_at),
-            data: JSON.parse(row.data_json) as Record<string, unknown>,
-          }),
-        );
+        return rows.map(runEventFromRow);
       }),
   };
 }

@@ -10,16 +10,13 @@ import { resumeStoredRun } from "../../runner/resume-stored-run.js";
 import { type RunAgentOptions, type RunRouting, runAgent } from "../../runner/run-agent.js";
 import type { AIAgentResult } from "../../session/agent-result.js";
 import type { CharterEvent } from "../../session/charter-event.js";
-import {
-  type RunEventType,
-  type StoredRunEvent,
-  settledRunEventTypes,
-} from "../../store/run-event-records.js";
+import { type RunEventType, settledRunEventTypes } from "../../store/run-event-records.js";
 import type { RunStore } from "../../store/run-store.js";
 import { failureClassOf } from "../failure-class.js";
 import { createModelCallBudget } from "../limits/tenant-budgets.js";
 import { createToolCallAdmission } from "../limits/tool-call-rate-limiter.js";
 import type { ProviderKeySource } from "../tenants/resolve-tenant-settings.js";
+import { appendRequestEvent } from "./append-request-event.js";
 import { conversationHistory } from "./conversation-history.js";
 import { defaultRoleToolClasses } from "./role-tool-classes.js";
 import type { RunExecutionContext } from "./run-execution-context.js";
@@ -347,16 +344,7 @@ function createLifecycleRecorder(
       pending = pending.then(async () => {
         if (failure !== null || settledElsewhere) return;
         try {
-          const stored: StoredRunEvent = await store.appendRunEvent({
-            runId: request.runId,
-            requestId: request.requestId,
-            userId: request.userId,
-            correlationId: request.correlationId,
-            conversationId: request.conversationId,
-            type,
-            data: redacted,
-          });
-          context.events?.publish(stored);
+          await appendRequestEvent(store, request, context, type, redacted);
         } catch (error) {
           // The lifecycle was ended by someone else (a cancellation recorded while the run started): nothing more
           // of this execution is recorded, and that is not a failure.

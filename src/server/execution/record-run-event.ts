@@ -1,6 +1,7 @@
 import { CharterError } from "../../foundation/charter-error.js";
 import type { RunEventType } from "../../store/run-event-records.js";
 import type { RunStore } from "../../store/run-store.js";
+import { appendRequestEvent } from "./append-request-event.js";
 import type { RunExecutionContext } from "./run-execution-context.js";
 import type { RunRequest } from "./run-request.js";
 
@@ -17,16 +18,13 @@ export async function recordRunEvent(
   data: Readonly<Record<string, unknown>>,
 ): Promise<boolean> {
   try {
-    const stored = await store.appendRunEvent({
-      runId: request.runId,
-      requestId: request.requestId,
-      userId: request.userId,
-      correlationId: request.correlationId,
-      conversationId: request.conversationId,
+    await appendRequestEvent(
+      store,
+      request,
+      context,
       type,
-      data: (context.redactor?.redactValue(data) ?? data) as Record<string, unknown>,
-    });
-    context.events?.publish(stored);
+      (context.redactor?.redactValue(data) ?? data) as Record<string, unknown>,
+    );
     return true;
   } catch (error) {
     if (CharterError.isInstance(error) && error.details.reason === "run_not_running") return false;

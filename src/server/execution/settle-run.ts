@@ -1,31 +1,12 @@
 import { CharterError } from "../../foundation/charter-error.js";
 import type { ErrorCode } from "../../foundation/error-codes.js";
-import type { RunEventType, RunRequestRecord } from "../../store/run-event-records.js";
+import type { RunRequestRecord } from "../../store/run-event-records.js";
 import { settledRunEventTypes } from "../../store/run-event-records.js";
 import type { RunStore } from "../../store/run-store.js";
 import { failureClassOf } from "../failure-class.js";
+import { appendRequestEvent } from "./append-request-event.js";
 import type { RunExecutionContext } from "./run-execution-context.js";
 import type { RunRequest } from "./run-request.js";
-
-async function appendEvent(
-  store: RunStore,
-  record: RunRequestRecord,
-  context: Pick<RunExecutionContext, "events">,
-  type: RunEventType,
-  data: Readonly<Record<string, unknown>>,
-): Promise<void> {
-  const request = record.request as RunRequest;
-  const stored = await store.appendRunEvent({
-    runId: request.runId,
-    requestId: request.requestId,
-    userId: request.userId,
-    correlationId: request.correlationId,
-    conversationId: request.conversationId,
-    type,
-    data,
-  });
-  context.events?.publish(stored);
-}
 
 /**
  * Ends the lifecycle of a cancelled run that no process executes (queued, waiting for an approval, or stopped by a
@@ -37,7 +18,7 @@ export async function recordCancelledRun(
   context: Pick<RunExecutionContext, "events">,
 ): Promise<void> {
   if (settledRunEventTypes.includes(record.state)) return;
-  await appendEvent(store, record, context, "FAILED", {
+  await appendRequestEvent(store, record.request as RunRequest, context, "FAILED", {
     cancelled: true,
     error: { code: "INTERRUPTED", class: null, message: "the run was cancelled" },
   });
@@ -56,7 +37,7 @@ export async function recordStoppedRunEnd(
   if (run === null || settledRunEventTypes.includes(record.state)) return;
   const completed = run.status === "completed";
   const code = run.errorCode as ErrorCode | null;
-  await appendEvent(store, record, context, completed ? "COMPLETED" : "FAILED", {
+  await appendRequestEvent(store, record.request as RunRequest, context, completed ? "COMPLETED" : "FAILED", {
     outcome: run.outcome,
     recovered: true,
     token_usage: {

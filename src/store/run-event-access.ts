@@ -196,13 +196,14 @@ export function createRunEventAccess(
 
     listQueuedRunRequests: (options = {}) =>
       guard("listQueuedRunRequests", {}, async () => {
-        const rows = await database
+        let query = database
           .selectFrom("charter_run_requests as request")
           .leftJoin("charter_runs as run", "run.run_id", "request.run_id")
           .selectAll("request")
           .where("request.tenant_id", tenantFilter, tenantId)
-          .where("request.state", "not in", settledRunEventTypes)
-          .where("run.run_id", "is", null)
+          .where("request.state", "not in", settledRunEventTypes);
+        if (options.started !== true) query = query.where("run.run_id", "is", null);
+        const rows = await query
           .orderBy("request.created_at", "desc")
           .orderBy("request.run_id", "desc")
           .limit(Math.min(Math.max(Math.trunc(options.limit ?? 100), 1), 1000))

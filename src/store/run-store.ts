@@ -210,9 +210,13 @@ export interface RunStore {
   }): Promise<StoredRunEvent[]>;
   /**
    * The tenant's server runs accepted but not started yet (no run row, lifecycle not over), newest first: the
-   * runs waiting in the queue for a worker.
+   * runs waiting in the queue for a worker. With `started`, also those a worker has started (a run row exists):
+   * every run of the tenant whose lifecycle is not over.
    */
-  listQueuedRunRequests(options?: { readonly limit?: number }): Promise<RunRequestRecord[]>;
+  listQueuedRunRequests(options?: {
+    readonly limit?: number;
+    readonly started?: boolean;
+  }): Promise<RunRequestRecord[]>;
   /** The tenant's server runs of one conversation, oldest first. */
   listConversationRequests(conversationId: string): Promise<RunRequestRecord[]>;
   /**

@@ -161,6 +161,17 @@ export function describeRunEventsConformance({ current }: ConformanceContext): v
         (await store.forTenant("globex").listQueuedRunRequests()).map((request) => request.runId),
       ).toEqual(["run_g"]);
       expect(await store.forTenant("initech").listQueuedRunRequests()).toEqual([]);
+      // With started: the runs a worker has started too, still never those whose lifecycle is over.
+      expect((await acme.listQueuedRunRequests({ started: true })).map((request) => request.runId)).toEqual([
+        "run_started",
+        "run_q2",
+        "run_q1",
+      ]);
+      expect(
+        (await store.forTenant("globex").listQueuedRunRequests({ started: true })).map(
+          (request) => request.runId,
+        ),
+      ).toEqual(["run_g"]);
     });
   });
 }

@@ -8,7 +8,7 @@ export interface ListPage<Leading, Stored> {
 
 /**
  * One page of a newest-first listing. The first page (no cursor) starts with `readLeading`'s items (the runs not
- * stored yet, which are the newest), cut at `limit`; the rest of the page comes from `readStored` at the cursor's
+ * stored, or not ended, yet: the newest), cut at `limit`; the rest of the page comes from `readStored` at the cursor's
  * offset, which counts stored items only. Without `readStored` the listing is the leading items alone, one page.
  */
 export async function listPage<Leading, Stored>(
@@ -18,7 +18,10 @@ export async function listPage<Leading, Stored>(
   readLeading?: () => Promise<readonly Leading[]>,
 ): Promise<ListPage<Leading, Stored>> {
   const offset = cursor === undefined ? 0 : decodeCursor(cursor);
-  const leading = offset === 0 && readLeading !== undefined ? (await readLeading()).slice(0, limit) : [];
+  // Only the first page: a later page's cursor (offset 0 too when the leading items filled the first page) goes
+  // on with the stored items, so paging never hands out the leading items again.
+  const leading =
+    cursor === undefined && readLeading !== undefined ? (await readLeading()).slice(0, limit) : [];
   if (readStored === null) return { leading, stored: [], nextCursor: null };
   const room = limit - leading.length;
   // One more than fits: whether there is a next page.

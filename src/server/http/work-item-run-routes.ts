@@ -3,7 +3,7 @@ import { isAgentIdReference } from "../../config/agent-reference.js";
 import type { BudgetsConfiguration } from "../../config/server-configuration-schema.js";
 import { CharterError } from "../../foundation/charter-error.js";
 import type { RuntimeEnvironment } from "../../foundation/environment.js";
-import type { RunRequestRecord } from "../../store/run-event-records.js";
+import { type RunRequestRecord, settledRunEventTypes } from "../../store/run-event-records.js";
 import type { RunStore, StoredWorkReceipt } from "../../store/run-store.js";
 import { type LoadedWorkItem, validateWorkItem } from "../../work/load-work-item.js";
 import { findServerRepository } from "../execution/find-server-workflow.js";
@@ -106,6 +106,9 @@ function checkWorkItem(item: unknown, allowed: readonly string[] | null): Loaded
 
 const receiptStatuses = ["success", "failure", "denied", "timeout", "conflict"] as const;
 
+/** The statuses of an item not ended yet (no receipt): waiting for a worker, or taken by one. */
+const unfinishedStatuses = ["queued", "running"] as const;
+
 /** Whether a run request the server accepted asked for a work item run. */
 export function isWorkItemRequest(request: { readonly request: unknown } | null): boolean {
   return (request?.request as { kind?: unknown } | undefined)?.kind === "work-item";
@@ -137,7 +140,11 @@ export const workItemRunRoutes: FastifyPluginAsync<WorkItemRunRoutesOptions> = a
   async function viewOf(tenantStore: RunStore, runId: string, receipt: StoredWorkReceipt | null) {
     const accepted = await tenantStore.getRunRequest(runId);
     const own = accepted !== null && isWorkItemRequest(accepted) ? accepted : null;
-    const running = receipt === null && (await tenantStore.getRun(runId)) !== null;
+    // Taken by a worker: its run is stored, or its lifecycle has moved on from REQUESTED (and is not over).
+    const running =
+      receipt === null &&
+      ((own !== null && own.state !== "REQUESTED" && !settledRunEventTypes.includes(own.state)) ||
+        (await tenantStore.getRun(runId)) !== null);
     return workItemRunView(runId, receipt, own, await readWorkItemRunRecord(tenantStore, own), running);
   }
 
@@ -228,26 +235,56 @@ export const workItemRunRoutes: FastifyPluginAsync<WorkItemRunRoutesOptions> = a
     {
       config: { permission: "runs.read" },
       schema: runListSchema({
-        summary: "The tenant's work item runs that have a receipt, newest first",
+        summary:
+          "The tenant's work item runs, newest first: the items not ended yet (status queued or running) lead the first page",
         tags: ["work-items"],
         itemsKey: "workItemRuns",
         view: "WorkItemRun#",
-        status: { type: "string", enum: [...receiptStatuses] },
+        status: { type: "string", enum: [...unfinishedStatuses, ...receiptStatuses] },
         limit: { maximum: 100, default: 20 },
       }),
     },
     async (request) => {
       const tenantStore = store.forTenant(identityOf(request).tenantId);
       const { status, limit, cursor } = request.query;
-      const page = await listPage(cursor, limit, (room, offset) =>
-        tenantStore.listWorkReceipts({
-          newestFirst: true,
-          limit: room,
-          offset,
-          ...(status !== undefined ? { status } : {}),
-        }),
+      const unfinished = status === undefined || (unfinishedStatuses as readonly string[]).includes(status);
+      // The items not ended yet have no receipt: they lead the first page (they are the newest), and the cursor
+      // counts the items with a receipt only, as GET /v1/runs does with its queued runs.
+      const page = await listPage(
+        cursor,
+        limit,
+        status !== undefined && unfinished
+          ? null
+          : (room, offset) =>
+              tenantStore.listWorkReceipts({
+                newestFirst: true,
+                limit: room,
+                offset,
+                ...(status !== undefined ? { status } : {}),
+              }),
+        unfinished
+          ? async () => {
+              const views = [];
+              for (const accepted of await tenantStore.listQueuedRunRequests({
+                limit: 1000,
+                started: true,
+              })) {
+                if (!isWorkItemRequest(accepted)) continue;
+                const [receipt] = await tenantStore.listWorkReceipts({
+                  runId: accepted.runId,
+                  newestFirst: true,
+                  limit: 1,
+                });
+                // Its receipt is stored a moment before its lifecycle ends: it is listed with the ended items.
+                if (receipt !== undefined) continue;
+                const view = await viewOf(tenantStore, accepted.runId, null);
+                if (status === undefined || view.status === status) views.push(view);
+              }
+              return views;
+            }
+          : undefined,
       );
-      const workItemRuns = [];
+      const workItemRuns = [...page.leading];
       for (const receipt of page.stored) {
         workItemRuns.push(await viewOf(tenantStore, receipt.runId, receipt));
       }

@@ -226,19 +226,21 @@ export const workflowRunRoutes: FastifyPluginAsync<WorkflowRunRoutesOptions> = a
     },
   );
 
-  app.get<{ Querystring: { status?: RunStatus; limit: number; cursor?: string } }>(
+  app.get<{ Querystring: { status?: RunStatus | "queued"; limit: number; cursor?: string } }>(
     "/v1/workflows/runs",
     {
       config: { permission: "runs.read" },
       schema: runListSchema({
-        summary: "The tenant's workflow runs, newest first",
+        summary:
+          "The tenant's workflow runs, newest first: the workflow runs waiting for a worker (status queued) lead the first page",
         tags: ["workflows"],
         itemsKey: "workflowRuns",
         view: "WorkflowRun#",
         status: {
           type: "string",
-          enum: [...runStatuses],
-          description: "The workflow run's stored status, as GET /v1/runs filters it.",
+          enum: [...runStatuses, "queued"],
+          description:
+            "The workflow run's stored status, as GET /v1/runs filters it (queued: not started yet).",
         },
         limit: { maximum: 100, default: 20 },
       }),
@@ -246,16 +248,33 @@ export const workflowRunRoutes: FastifyPluginAsync<WorkflowRunRoutesOptions> = a
     async (request) => {
       const tenantStore = store.forTenant(identityOf(request).tenantId);
       const { status, limit, cursor } = request.query;
-      const page = await listPage(cursor, limit, (room, offset) =>
-        tenantStore.listRuns({
-          kind: "workflow",
-          limit: room,
-          offset,
-          ...(status !== undefined ? { status } : {}),
-        }),
-      );
       const now = environment.now();
-      const workflowRuns = [];
+      // As GET /v1/runs: the workflow runs not stored yet lead the first page, the cursor counts stored ones only.
+      const page = await listPage(
+        cursor,
+        limit,
+        status === "queued"
+          ? null
+          : (room, offset) =>
+              tenantStore.listRuns({
+                kind: "workflow",
+                limit: room,
+                offset,
+                ...(status !== undefined ? { status } : {}),
+              }),
+        status === undefined || status === "queued"
+          ? async () => {
+              const views = [];
+              for (const accepted of await tenantStore.listQueuedRunRequests({ limit: 1000 })) {
+                if (!isWorkflowRequest(accepted)) continue;
+                const view = await workflowRunView(tenantStore, null, accepted, now);
+                if (status === undefined || view.status === status) views.push(view);
+              }
+              return views;
+            }
+          : undefined,
+      );
+      const workflowRuns = [...page.leading];
       for (const summary of page.stored) {
         const [run, accepted] = await Promise.all([
           tenantStore.getRun(summary.runId),

@@ -1,5 +1,5 @@
 import { isRunAbandoned } from "../../runner/run-owner.js";
-import type { RunRequestRecord } from "../../store/run-event-records.js";
+import { type RunRequestRecord, settledRunEventTypes } from "../../store/run-event-records.js";
 import type { RunRecord } from "../../store/run-record.js";
 import type { RunStore } from "../../store/run-store.js";
 import { readStoredWorkflow } from "../../workflow/read-stored-workflow.js";
@@ -110,7 +110,11 @@ function queuedWorkflowView(request: RunRequestRecord) {
     createdAt: new Date(request.createdAt).toISOString(),
     updatedAt: new Date(request.updatedAt).toISOString(),
     finishedAt: null,
-    status: "queued" as const,
+    // Taken by a worker that has not stored the workflow run yet: running, as GET /v1/runs reads it.
+    status:
+      request.state === "REQUESTED" || settledRunEventTypes.includes(request.state)
+        ? ("queued" as const)
+        : ("running" as const),
     input: (asked.input ?? null) as unknown,
     steps: [],
     errors: [],

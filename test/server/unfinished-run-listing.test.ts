@@ -1,30 +1,19 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { RecordedRequest } from "../../src/testing/scripted-openai-server.js";
 import { gitRepository } from "../work/git-fixture.js";
-import { eventually, gate } from "./execution-harness.js";
+import { taskOf, toolResultsOf } from "../workflow/workflow-harness.js";
+import { eventually, gate, releasedAfterTest } from "./execution-harness.js";
 import { startRunningServer } from "./run-project.js";
 import { startTestServer, testBackends } from "./server-harness.js";
 
-/** Real model runs, git and PostgreSQL on a shared machine: more time than the default before giving up. */
+/** Model runs in git repositories on a shared machine (and PostgreSQL): time enough before giving up. */
 const heavy = 120_000;
 
-let cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup();
-  cleanups = [];
-});
-
-function taskOf(request: RecordedRequest): string {
-  const messages = (request.body as { messages?: { role: string; content?: string }[] }).messages ?? [];
-  return messages.find((message) => message.role === "user")?.content ?? "";
-}
-
 function hasToolResult(request: RecordedRequest): boolean {
-  const messages = (request.body as { messages?: { role: string }[] }).messages ?? [];
-  return messages.some((message) => message.role === "tool");
+  return toolResultsOf(request) > 0;
 }
 
 /**
@@ -69,7 +58,7 @@ async function listingServer(backend: (typeof testBackends)[number]) {
     { configuration: { workflows, repositories } },
     { workflowsDirectory: workflows, repositories },
   );
-  cleanups.push(async () => {
+  releasedAfterTest(api, async () => {
     // Held runs are let go before the server drains its workers.
     held.open();
     await api.close();
@@ -183,8 +172,7 @@ describe.each(testBackends)("listing runs that have not ended on %s", (backend) 
   );
 
   it("a server that executes nothing: accepted runs list as queued, and as running once a worker took them", async () => {
-    const api = await startTestServer(backend);
-    cleanups.push(() => api.close());
+    const api = releasedAfterTest(await startTestServer(backend), (server) => server.close());
     const acme = api.store.forTenant("acme");
     const accept = (runId: string, request: Record<string, unknown>) =>
       acme.createRunRequest({

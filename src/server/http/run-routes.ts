@@ -15,7 +15,6 @@ import type { TenantConfiguration } from "../tenants/tenant-configuration.js";
 import { cancelResponses, cancelServerRun } from "./cancel-server-run.js";
 import { correlationIdOf } from "./correlation-id-of.js";
 import { authenticatedErrors, errorReference } from "./error-schema.js";
-import { listPage } from "./list-page.js";
 import { refuseRunOutsideTenant } from "./refuse-run-outside-tenant.js";
 import { identityOf } from "./request-identity.js";
 import { runCallerFields } from "./run-caller-fields.js";
@@ -25,6 +24,7 @@ import { queuedRunView, runSchema, runView } from "./run-view.js";
 import { startRunHeaders } from "./start-run-headers.js";
 import { startRunResponses } from "./start-run-responses.js";
 import { dispatcherOf, startServerRun, waitUntilSettled } from "./start-server-run.js";
+import { storedRunListPage } from "./stored-run-list-page.js";
 
 /** One of the caller's runs: its row (null while queued) and its request (null for a run started elsewhere). */
 interface OwnRun {
@@ -200,29 +200,18 @@ export const runRoutes: FastifyPluginAsync<RunRoutesOptions> = async (app, optio
     },
     async (request) => {
       const { tenantId } = identityOf(request);
-      const { status, agent, limit, cursor } = request.query;
+      const { agent } = request.query;
       const tenantStore = store.forTenant(tenantId);
       // The runs waiting for a worker (or just taken by one) have no run row yet: they lead the first page (they
       // are the newest), and the cursor counts stored runs only. Few wait at a time; past `limit` they are cut.
-      const page = await listPage(
-        cursor,
-        limit,
-        status === "queued"
-          ? null
-          : (room, offset) =>
-              tenantStore.listRuns({
-                limit: room,
-                offset,
-                ...(status !== undefined ? { status } : {}),
-                ...(agent !== undefined ? { agentId: agent } : {}),
-              }),
-        status === undefined || status === "queued"
-          ? async () =>
-              (await tenantStore.listQueuedRunRequests({ limit: 1000 }))
-                .filter((queuedRequest) => agent === undefined || queuedAgent(queuedRequest) === agent)
-                .map((queuedRequest) => queuedRunView(queuedRequest))
-                .filter((view) => status === undefined || view.status === status)
-          : undefined,
+      const page = await storedRunListPage(
+        tenantStore,
+        request.query,
+        agent !== undefined ? { agentId: agent } : {},
+        {
+          accepts: (accepted) => agent === undefined || queuedAgent(accepted) === agent,
+          view: (accepted) => queuedRunView(accepted),
+        },
       );
       return {
         runs: [...page.leading, ...page.stored.map((run) => runView(run))],

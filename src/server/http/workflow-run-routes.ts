@@ -22,7 +22,6 @@ import {
   serverApprovalResponses,
 } from "./decide-server-run-approval.js";
 import { authenticatedErrors, errorReference } from "./error-schema.js";
-import { listPage } from "./list-page.js";
 import { refuseRunOutsideTenant } from "./refuse-run-outside-tenant.js";
 import { identityOf } from "./request-identity.js";
 import { runIdParams } from "./run-id-params.js";
@@ -31,6 +30,7 @@ import { runNotFound } from "./run-not-found.js";
 import { startRunHeaders } from "./start-run-headers.js";
 import { startRunResponses } from "./start-run-responses.js";
 import { dispatcherOf, startServerRun, waitUntilSettled } from "./start-server-run.js";
+import { storedRunListPage } from "./stored-run-list-page.js";
 import { workflowRunSchema, workflowRunView } from "./workflow-run-view.js";
 
 export interface WorkflowRunRoutesOptions {
@@ -247,32 +247,16 @@ export const workflowRunRoutes: FastifyPluginAsync<WorkflowRunRoutesOptions> = a
     },
     async (request) => {
       const tenantStore = store.forTenant(identityOf(request).tenantId);
-      const { status, limit, cursor } = request.query;
       const now = environment.now();
       // As GET /v1/runs: the workflow runs not stored yet lead the first page, the cursor counts stored ones only.
-      const page = await listPage(
-        cursor,
-        limit,
-        status === "queued"
-          ? null
-          : (room, offset) =>
-              tenantStore.listRuns({
-                kind: "workflow",
-                limit: room,
-                offset,
-                ...(status !== undefined ? { status } : {}),
-              }),
-        status === undefined || status === "queued"
-          ? async () => {
-              const views = [];
-              for (const accepted of await tenantStore.listQueuedRunRequests({ limit: 1000 })) {
-                if (!isWorkflowRequest(accepted)) continue;
-                const view = await workflowRunView(tenantStore, null, accepted, now);
-                if (status === undefined || view.status === status) views.push(view);
-              }
-              return views;
-            }
-          : undefined,
+      const page = await storedRunListPage(
+        tenantStore,
+        request.query,
+        { kind: "workflow" },
+        {
+          accepts: isWorkflowRequest,
+          view: (accepted) => workflowRunView(tenantStore, null, accepted, now),
+        },
       );
       const workflowRuns = [...page.leading];
       for (const summary of page.stored) {

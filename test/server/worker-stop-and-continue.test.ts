@@ -1,0 +1,185 @@
+import { readFile, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { verifyStoredRun } from "../../src/store/verify-stored-run.js";
+import { git, gitRepository } from "../work/git-fixture.js";
+import {
+  eventually,
+  gate,
+  pgBossTestDispatcher,
+  postgresTestUrl,
+  releasedAfterTest,
+  reportStep,
+  runRequest,
+  type ServerWorkspace,
+  startWorkerProcess,
+  testStoreOn,
+  testWorkspace,
+  toolAnswers,
+} from "./execution-harness.js";
+
+/** Two runs at once per worker process. */
+const twoAtOnce = { flags: ["--concurrency", "2"] };
+
+function executions(space: ServerWorkspace, path: string): number {
+  return space.tools.requests.filter((sent) => sent.method === "POST" && sent.path === path).length;
+}
+
+describe.skipIf(postgresTestUrl === "")("charter worker processes that die or stop (PostgreSQL)", () => {
+  it("a work item's worker killed with kill -9 after a completed tool call: another worker takes the item over after the lease, ends it and restores its repository; no tool call or commit is repeated", async () => {
+    const otherWriteHeld = gate();
+    const releaseOtherWrite = gate();
+    const workspace = await testWorkspace({
+      respond: (request) => {
+        const answered = toolAnswers(request);
+        if (answered === 0) {
+          return {
+            kind: "tool_calls",
+            calls: [
+              { id: "w0", name: "workspace__write_file", arguments: { path: "src/a.txt", content: "b\n" } },
+            ],
+          };
+        }
+        if (answered === 1) {
+          return {
+            kind: "tool_calls",
+            calls: [{ id: "w1", name: "rest__record", arguments: { key: "two" } }],
+          };
+        }
+        return reportStep("changed a");
+      },
+      tool: async (request) => {
+        otherWriteHeld.open();
+        await releaseOtherWrite.opened;
+        return { body: { recorded: request.path } };
+      },
+    });
+    const repository = releasedAfterTest(await gitRepository({ "src/a.txt": "a\n" }), (path) =>
+      rm(path, { recursive: true, force: true }),
+    );
+    // The workers' configuration names the repository work items may change.
+    const configurationPath = join(workspace.directory, ".charter.json");
+    const configuration = JSON.parse(await readFile(configurationPath, "utf8")) as Record<string, unknown>;
+    await writeFile(
+      configurationPath,
+      JSON.stringify({ ...configuration, server: { repositories: { service: repository } } }),
+    );
+    const commitsBefore = git(repository, "rev-list", "--count", "HEAD");
+    const headBefore = git(repository, "rev-parse", "HEAD");
+    const testStore = await testStoreOn("postgres", workspace.directory);
+    const dispatcher = await pgBossTestDispatcher(workspace, testStore);
+    const first = startWorkerProcess(workspace, testStore, twoAtOnce);
+    const second = startWorkerProcess(workspace, testStore, twoAtOnce);
+    const request = runRequest({
+      v: 2,
+      kind: "work-item",
+      repository: "service",
+      item: { id: "change-a", agent_id: "helper", description: "Change a to b." },
+      prompt: null,
+    });
+    await dispatcher.dispatch(request);
+    // The file write has completed (its result is in the transcript); the next call is under way: kill -9.
+    await otherWriteHeld.opened;
+    const acme = testStore.store.forTenant("acme");
+    expect(await readFile(join(repository, "src/a.txt"), "utf8")).not.toBe("a\n");
+    const owner = (await acme.getRun(request.runId))?.owner;
+    const victim = [first, second].find((worker) => worker.child.pid === owner?.pid);
+    expect(victim).toBeDefined();
+    victim!.child.kill("SIGKILL");
+    await victim!.exited;
+    releaseOtherWrite.open();
+    const ended = await eventually(
+      "the other worker to end the item",
+      async () => {
+        const state = (await acme.getRunRequest(request.runId))?.state;
+        return state === "COMPLETED" || state === "FAILED" ? state : null;
+      },
+      40_000,
+    );
+    // The item cannot go on without the dead process's agent state: it ends interrupted, its tree restored.
+    expect(ended).toBe("FAILED");
+    const [receipt] = await acme.listWorkReceipts({ runId: request.runId });
+    expect(receipt?.status).toBe("failure");
+    expect(JSON.stringify(receipt?.receipt)).toContain("interrupted");
+    expect(await readFile(join(repository, "src/a.txt"), "utf8")).toBe("a\n");
+    // Nothing ran twice: the model was not asked again, the call in flight was not repeated, no commit was made.
+    expect(workspace.model.requests).toHaveLength(2);
+    expect(workspace.tools.requests.filter((sent) => sent.path === "/items/two")).toHaveLength(1);
+    expect(git(repository, "rev-list", "--count", "HEAD")).toBe(commitsBefore);
+    expect(git(repository, "rev-parse", "HEAD")).toBe(headBefore);
+    const events = await acme.readRunEvents(request.runId);
+    expect(events.filter((event) => event.type === "FAILED")).toHaveLength(1);
+    expect(events.map((event) => event.sequence)).toEqual(events.map((_event, index) => index + 1));
+  }, 90_000);
+
+  it("SIGSTOP mid-run: another worker takes the run over once the lease lapses and ends it once; continued, the stopped worker neither runs it again nor writes into its transcript", async () => {
+    const secondWriteHeld = gate();
+    const releaseSecondWrite = gate();
+    const workspace = await testWorkspace({
+      respond: (request) => {
+        const answered = toolAnswers(request);
+        if (answered < 2) {
+          const key = answered === 0 ? "one" : "two";
+          return {
+            kind: "tool_calls",
+            calls: [{ id: `w${answered}`, name: "rest__record", arguments: { key } }],
+          };
+        }
+        return reportStep("recorded both");
+      },
+      tool: async (request) => {
+        if (request.path === "/items/two") {
+          secondWriteHeld.open();
+          await releaseSecondWrite.opened;
+        }
+        return { body: { recorded: request.path } };
+      },
+    });
+    const testStore = await testStoreOn("postgres", workspace.directory);
+    const dispatcher = await pgBossTestDispatcher(workspace, testStore);
+    // Each worker's lease is 3 s (startWorkerProcess): a worker silent for longer loses its runs.
+    const first = startWorkerProcess(workspace, testStore, twoAtOnce);
+    const second = startWorkerProcess(workspace, testStore, twoAtOnce);
+    const request = runRequest({ prompt: "Record one, then two." });
+    await dispatcher.dispatch(request);
+    // The second write is under way at the tool server: the worker running it stops (no heartbeat, no progress).
+    await secondWriteHeld.opened;
+    const acme = testStore.store.forTenant("acme");
+    const owner = (await acme.getRun(request.runId))?.owner;
+    const stopped = [first, second].find((worker) => worker.child.pid === owner?.pid);
+    const survivor = [first, second].find((worker) => worker !== stopped);
+    expect(stopped).toBeDefined();
+    stopped!.child.kill("SIGSTOP");
+    // The tool answers while its caller is stopped: the answer waits in the stopped process's socket.
+    releaseSecondWrite.open();
+    await eventually(
+      "the run to complete on the other worker",
+      async () => ((await acme.getRunRequest(request.runId))?.state === "COMPLETED" ? true : null),
+      40_000,
+    );
+    const completed = await acme.getRun(request.runId);
+    expect(completed?.owner?.pid).toBe(survivor!.child.pid);
+    const eventsWhenCompleted = await acme.readRunEvents(request.runId);
+    const modelCallsWhenCompleted = workspace.model.requests.length;
+
+    // Continued, the stopped worker reads the tool's answer of a run it no longer owns; then it is drained, so
+    // whatever it would still do with that run is done by the time it exits.
+    stopped!.child.kill("SIGCONT");
+    stopped!.child.kill("SIGTERM");
+    expect(await stopped!.exited).toBe(0);
+
+    // Ended once, by the survivor: no tool ran twice, the model was not asked again, nothing was appended.
+    expect(executions(workspace, "/items/one")).toBe(1);
+    expect(executions(workspace, "/items/two")).toBe(1);
+    expect(workspace.model.requests).toHaveLength(modelCallsWhenCompleted);
+    expect(await acme.readRunEvents(request.runId)).toEqual(eventsWhenCompleted);
+    const after = await acme.getRun(request.runId);
+    expect(after?.status).toBe("completed");
+    expect(after?.owner?.pid).toBe(survivor!.child.pid);
+    expect(after?.headHash).toBe(completed?.headHash);
+    // The transcript's hash chain holds: the continued worker wrote nothing into it.
+    const verification = await verifyStoredRun(acme, request.runId);
+    expect(verification.ok).toBe(true);
+    expect(verification.head_hash).toBe(completed?.headHash);
+  }, 90_000);
+});

@@ -2,7 +2,8 @@ import type { ToolInvocation } from "../contract/agent-message.js";
 import type { ToolManifestEntry } from "../contract/execution-contract.js";
 import { contentHash } from "../foundation/content-hash.js";
 import type { ToolCallExecutor } from "../session/session-dependencies.js";
-import { freezeToolResult, type ToolExecutionResult } from "../tools/tool-execution-result.js";
+import type { ToolExecutionResult } from "../tools/tool-execution-result.js";
+import { refusedToolResult } from "./refused-tool-result.js";
 
 /** How a tool may be repeated (seed 004 "Idempotency & Retry Safety"), from its annotations or configuration. */
 export type IdempotencyClass = "read_only" | "idempotent" | "destructive" | "unknown";
@@ -89,26 +90,6 @@ function take<Value>(queues: Map<string, Value[]>, key: string): Value | undefin
   return value;
 }
 
-function failed(
-  call: ToolInvocation,
-  code: "APPROVAL_REQUIRED" | "TOOL_CALL_DENIED" | "TOOL_OUTCOME_UNKNOWN",
-  content: string,
-): ToolExecutionResult {
-  return freezeToolResult({
-    call_id: call.id,
-    tool_name: call.name,
-    status: "failed",
-    error_code: code,
-    content,
-    executed: false,
-    latency_ms: 0,
-    characters_in: 0,
-    characters_out: content.length,
-    handle: null,
-    source: { kind: "builtin", server: null, tool: call.name },
-  });
-}
-
 /**
  * Wraps the tool executor with the durable-run rules: a destructive call needs a confirmation the model cannot
  * forge (an approval given outside the conversation), a completed call is never executed again, and a call that
@@ -139,7 +120,7 @@ export function guardToolCalls(executor: ToolCallExecutor, options: ToolCallGuar
     if (inFlight) possiblyInFlight = null;
     const idempotency = idempotencyClassOf(byName.get(call.name), destructive);
     if (inFlight && decision === undefined && idempotency !== "read_only" && idempotency !== "idempotent") {
-      return failed(
+      return refusedToolResult(
         call,
         "TOOL_OUTCOME_UNKNOWN",
         `(tool failed: outcome unknown: the process stopped while '${call.name}' was running; it is not idempotent, so it was not run again. Check its effect before repeating it.)`,
@@ -147,13 +128,13 @@ export function guardToolCalls(executor: ToolCallExecutor, options: ToolCallGuar
     }
     if (idempotency === "destructive" && !preApproved.has(call.name)) {
       if (decision === "deny")
-        return failed(
+        return refusedToolResult(
           call,
           "TOOL_CALL_DENIED",
           `(tool failed: denied: the user refused to run '${call.name}')`,
         );
       if (decision !== "approve") {
-        return failed(
+        return refusedToolResult(
           call,
           "APPROVAL_REQUIRED",
           `(tool failed: '${call.name}' needs an approval before it runs)`,

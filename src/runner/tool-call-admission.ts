@@ -1,7 +1,7 @@
 import type { ToolManifestEntry } from "../contract/execution-contract.js";
 import type { ErrorCode } from "../foundation/error-codes.js";
 import type { ToolCallExecutor } from "../session/session-dependencies.js";
-import { freezeToolResult } from "../tools/tool-execution-result.js";
+import { refusedToolResult } from "./refused-tool-result.js";
 import { type ToolPermissionClass, toolPermissionClassOf } from "./tool-permissions.js";
 
 /** Why a tool call may not run now (a server's tool-call rate limit), and when it may be tried again. */
@@ -58,18 +58,6 @@ export function admitToolCalls(
     }
     if (refusal === null) return executor(call, context);
     const content = `(tool failed: ${refusal.failureClass}: ${refusal.message}; retryAfter: ${refusal.retryAfterSeconds})`;
-    return freezeToolResult({
-      call_id: call.id,
-      tool_name: call.name,
-      status: "failed",
-      error_code: refusal.code,
-      content,
-      executed: false,
-      latency_ms: 0,
-      characters_in: 0,
-      characters_out: content.length,
-      handle: null,
-      source: { kind: tool.source.kind, server: tool.source.server, tool: call.name },
-    });
+    return refusedToolResult(call, refusal.code, content, tool.source);
   };
 }

@@ -1,7 +1,7 @@
 import type { ToolManifestEntry } from "../contract/execution-contract.js";
 import type { ToolCallExecutor } from "../session/session-dependencies.js";
-import { freezeToolResult } from "../tools/tool-execution-result.js";
 import { type IdempotencyClass, idempotencyClassOf } from "./guard-tool-calls.js";
+import { refusedToolResult } from "./refused-tool-result.js";
 
 /**
  * The classes a caller's permission to call tools is given in (seed 004 retry safety, from the tool's side): what
@@ -63,18 +63,6 @@ export function restrictToolClasses(
     const permissionClass = toolPermissionClassOf(tool, destructive);
     if (allowed.has(permissionClass)) return executor(call, context);
     const content = `(tool failed: permission_error: this run may not call '${call.name}', a ${permissionClass} tool; it may call ${[...allowed].join(", ") || "no tools"})`;
-    return freezeToolResult({
-      call_id: call.id,
-      tool_name: call.name,
-      status: "failed",
-      error_code: "TOOL_PERMISSION_DENIED",
-      content,
-      executed: false,
-      latency_ms: 0,
-      characters_in: 0,
-      characters_out: content.length,
-      handle: null,
-      source: { kind: tool.source.kind, server: tool.source.server, tool: call.name },
-    });
+    return refusedToolResult(call, "TOOL_PERMISSION_DENIED", content, tool.source);
   };
 }

@@ -1,3 +1,4 @@
+import { columnHeads } from "./column-heads.js";
 import { element } from "./element.js";
 
 const svgNamespace = "http://www.w3.org/2000/svg";
@@ -105,16 +106,7 @@ export function lineChart(options: {
     element(
       "table",
       {},
-      element(
-        "thead",
-        {},
-        element(
-          "tr",
-          {},
-          element("th", { scope: "col" }, "From"),
-          series.map((line) => element("th", { scope: "col" }, line.name)),
-        ),
-      ),
+      columnHeads(["From", ...series.map((line) => line.name)]),
       element(
         "tbody",
         {},

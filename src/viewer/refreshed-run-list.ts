@@ -1,4 +1,5 @@
 import { getJson } from "./api-client.js";
+import { columnHeads } from "./column-heads.js";
 import { type Child, element, replaceChildren } from "./element.js";
 import type { View } from "./view-context.js";
 
@@ -51,15 +52,7 @@ export function refreshedRunList<List, Run extends { readonly runId: string }>(
           "table",
           { class: options.tableClass },
           element("caption", { class: "visually-hidden" }, options.caption),
-          element(
-            "thead",
-            {},
-            element(
-              "tr",
-              {},
-              options.columns.map((name) => element("th", { scope: "col" }, name)),
-            ),
-          ),
+          columnHeads(options.columns),
           body,
         ),
       ),

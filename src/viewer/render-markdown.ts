@@ -1,3 +1,4 @@
+import { columnHeads } from "./column-heads.js";
 import { append, type Child, element } from "./element.js";
 
 /** Link targets a report may have: the web and mail. `javascript:`, `data:` and the rest stay text. */
@@ -74,15 +75,7 @@ export function renderMarkdown(text: string): DocumentFragment {
         element(
           "table",
           {},
-          element(
-            "thead",
-            {},
-            element(
-              "tr",
-              {},
-              header.map((cell) => element("th", { scope: "col" }, inline(cell))),
-            ),
-          ),
+          columnHeads(header.map((cell) => inline(cell))),
           element(
             "tbody",
             {},

@@ -1,6 +1,7 @@
 import { ApiError, getJson } from "./api-client.js";
 import type { ContractView, RunView, TimelineView, VerificationView } from "./api-types.js";
 import { approvalList } from "./approval-controls.js";
+import { columnHeads } from "./column-heads.js";
 import { descriptionRow } from "./description-row.js";
 import { element, replaceChildren } from "./element.js";
 import {
@@ -212,17 +213,16 @@ function drawTimeline(section: HTMLElement, timeline: TimelineView): void {
               "table",
               { class: "model-calls" },
               element("caption", {}, "Model calls"),
-              element(
-                "thead",
-                {},
-                element(
-                  "tr",
-                  {},
-                  ["Target", "Attempt", "Status", "Latency", "Tokens in", "Tokens out", "Cost", "Notes"].map(
-                    (name) => element("th", { scope: "col" }, name),
-                  ),
-                ),
-              ),
+              columnHeads([
+                "Target",
+                "Attempt",
+                "Status",
+                "Latency",
+                "Tokens in",
+                "Tokens out",
+                "Cost",
+                "Notes",
+              ]),
               element(
                 "tbody",
                 {},
@@ -254,17 +254,7 @@ function drawTimeline(section: HTMLElement, timeline: TimelineView): void {
               "table",
               { class: "tool-calls" },
               element("caption", {}, "Tool calls"),
-              element(
-                "thead",
-                {},
-                element(
-                  "tr",
-                  {},
-                  ["Tool", "Call", "Arguments", "Status", "Duration", "Result"].map((name) =>
-                    element("th", { scope: "col" }, name),
-                  ),
-                ),
-              ),
+              columnHeads(["Tool", "Call", "Arguments", "Status", "Duration", "Result"]),
               element(
                 "tbody",
                 {},

@@ -1,5 +1,6 @@
 import { getJson } from "./api-client.js";
 import type { RunList, RunView } from "./api-types.js";
+import { columnHeads } from "./column-heads.js";
 import { element, replaceChildren } from "./element.js";
 import { formatCost, formatDuration, formatNumber, formatTime, runDuration, statusBadge } from "./format.js";
 import type { View } from "./view-context.js";
@@ -44,17 +45,7 @@ export const runsView: View = (container, context) => {
     "table",
     { class: "runs", "aria-describedby": "runs-summary" },
     element("caption", { class: "visually-hidden" }, "Runs, newest first"),
-    element(
-      "thead",
-      {},
-      element(
-        "tr",
-        {},
-        ["Run", "Agent", "Status", "Outcome", "Turns", "Tokens", "Cost", "Duration", "Started"].map((name) =>
-          element("th", { scope: "col" }, name),
-        ),
-      ),
-    ),
+    columnHeads(["Run", "Agent", "Status", "Outcome", "Turns", "Tokens", "Cost", "Duration", "Started"]),
     body,
   );
   const form = element(

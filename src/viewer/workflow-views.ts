@@ -1,4 +1,5 @@
 import type { WorkflowRunList, WorkflowRunView } from "./api-types.js";
+import { columnHeads } from "./column-heads.js";
 import { descriptionRow } from "./description-row.js";
 import { element, replaceChildren } from "./element.js";
 import {
@@ -96,17 +97,7 @@ function drawWorkflow(content: HTMLElement, run: WorkflowRunView): void {
       "table",
       { class: "steps" },
       element("caption", {}, "Steps, in the order of the workflow file"),
-      element(
-        "thead",
-        {},
-        element(
-          "tr",
-          {},
-          ["Step", "Kind", "Agent or tool", "Depends on", "Status", "Outcome", "Duration", "Run"].map(
-            (name) => element("th", { scope: "col" }, name),
-          ),
-        ),
-      ),
+      columnHeads(["Step", "Kind", "Agent or tool", "Depends on", "Status", "Outcome", "Duration", "Run"]),
       element(
         "tbody",
         {},

@@ -316,3 +316,28 @@ export function startWorkerProcess(
     await started.exited;
   });
 }
+
+/**
+ * Two `charter worker` processes (two runs at once each) over the test's store take `request` from `dispatcher`;
+ * once `underWay` resolves (the run is at a point the test chose), which of them owns the run and which does not.
+ */
+export async function runOnTwoWorkers(
+  workspace: ServerWorkspace,
+  testStore: TestStore,
+  dispatcher: PgBossRunDispatcher,
+  request: RunRequest,
+  underWay: Promise<void>,
+): Promise<{ readonly owner: WorkerProcess; readonly other: WorkerProcess }> {
+  const twoAtOnce = { flags: ["--concurrency", "2"] };
+  const workers = [
+    startWorkerProcess(workspace, testStore, twoAtOnce),
+    startWorkerProcess(workspace, testStore, twoAtOnce),
+  ];
+  await dispatcher.dispatch(request);
+  await underWay;
+  const ownerPid = (await testStore.store.forTenant(request.tenantId).getRun(request.runId))?.owner?.pid;
+  const owner = workers.find((worker) => worker.child.pid === ownerPid);
+  const other = workers.find((worker) => worker.child.pid !== ownerPid);
+  if (owner === undefined || other === undefined) throw new Error(`no worker owns run ${request.runId}`);
+  return { owner, other };
+}

@@ -10,6 +10,7 @@ import {
   pgBossTestDispatcher,
   postgresTestUrl,
   reportStep,
+  runOnTwoWorkers,
   runRequest,
   type ServerWorkspace,
   type serverWorkspace,
@@ -59,19 +60,18 @@ describe.skipIf(postgresTestUrl === "")("charter worker processes on PostgreSQL 
     });
     const testStore = await testStoreOn("postgres", workspace.directory);
     const dispatcher = await pgBossTestDispatcher(workspace, testStore);
-    const first = startWorkerProcess(workspace, testStore, twoAtOnce);
-    const second = startWorkerProcess(workspace, testStore, twoAtOnce);
     const request = runRequest({ prompt: "Record one, then two." });
-    await dispatcher.dispatch(request);
     // The second turn's write is under way at the tool server: kill -9 the worker that runs it.
-    await secondWriteHeld.opened;
+    const { owner: victim, other: survivor } = await runOnTwoWorkers(
+      workspace,
+      testStore,
+      dispatcher,
+      request,
+      secondWriteHeld.opened,
+    );
     const acme = testStore.store.forTenant("acme");
-    const owner = (await acme.getRun(request.runId))?.owner;
-    const victim = [first, second].find((worker) => worker.child.pid === owner?.pid);
-    const survivor = [first, second].find((worker) => worker !== victim);
-    expect(victim).toBeDefined();
-    victim!.child.kill("SIGKILL");
-    await victim!.exited;
+    victim.child.kill("SIGKILL");
+    await victim.exited;
     releaseSecondWrite.open();
     // The other worker takes the run over once the lease has expired, and finishes it.
     await eventually(
@@ -79,7 +79,7 @@ describe.skipIf(postgresTestUrl === "")("charter worker processes on PostgreSQL 
       async () => ((await acme.getRunRequest(request.runId))?.state === "COMPLETED" ? true : null),
       40_000,
     );
-    expect((await acme.getRun(request.runId))?.owner?.pid).toBe(survivor!.child.pid);
+    expect((await acme.getRun(request.runId))?.owner?.pid).toBe(survivor.child.pid);
     // No tool call ran twice: the completed first write is never repeated, and the write that was in flight when
     // the worker died is not run again (its outcome is unknown, and the model is told so).
     expect(executions(workspace, "/items/one")).toBe(1);

@@ -10,16 +10,13 @@ import {
   postgresTestUrl,
   releasedAfterTest,
   reportStep,
+  runOnTwoWorkers,
   runRequest,
   type ServerWorkspace,
-  startWorkerProcess,
   testStoreOn,
   testWorkspace,
   toolAnswers,
 } from "./execution-harness.js";
-
-/** Two runs at once per worker process. */
-const twoAtOnce = { flags: ["--concurrency", "2"] };
 
 function executions(space: ServerWorkspace, path: string): number {
   return space.tools.requests.filter((sent) => sent.method === "POST" && sent.path === path).length;
@@ -68,8 +65,6 @@ describe.skipIf(postgresTestUrl === "")("charter worker processes that die or st
     const headBefore = git(repository, "rev-parse", "HEAD");
     const testStore = await testStoreOn("postgres", workspace.directory);
     const dispatcher = await pgBossTestDispatcher(workspace, testStore);
-    const first = startWorkerProcess(workspace, testStore, twoAtOnce);
-    const second = startWorkerProcess(workspace, testStore, twoAtOnce);
     const request = runRequest({
       v: 2,
       kind: "work-item",
@@ -77,16 +72,18 @@ describe.skipIf(postgresTestUrl === "")("charter worker processes that die or st
       item: { id: "change-a", agent_id: "helper", description: "Change a to b." },
       prompt: null,
     });
-    await dispatcher.dispatch(request);
     // The file write has completed (its result is in the transcript); the next call is under way: kill -9.
-    await otherWriteHeld.opened;
+    const { owner: victim } = await runOnTwoWorkers(
+      workspace,
+      testStore,
+      dispatcher,
+      request,
+      otherWriteHeld.opened,
+    );
     const acme = testStore.store.forTenant("acme");
     expect(await readFile(join(repository, "src/a.txt"), "utf8")).not.toBe("a\n");
-    const owner = (await acme.getRun(request.runId))?.owner;
-    const victim = [first, second].find((worker) => worker.child.pid === owner?.pid);
-    expect(victim).toBeDefined();
-    victim!.child.kill("SIGKILL");
-    await victim!.exited;
+    victim.child.kill("SIGKILL");
+    await victim.exited;
     releaseOtherWrite.open();
     const ended = await eventually(
       "the other worker to end the item",
@@ -137,19 +134,18 @@ describe.skipIf(postgresTestUrl === "")("charter worker processes that die or st
     });
     const testStore = await testStoreOn("postgres", workspace.directory);
     const dispatcher = await pgBossTestDispatcher(workspace, testStore);
-    // Each worker's lease is 3 s (startWorkerProcess): a worker silent for longer loses its runs.
-    const first = startWorkerProcess(workspace, testStore, twoAtOnce);
-    const second = startWorkerProcess(workspace, testStore, twoAtOnce);
+    // Each worker's lease is 3 s (startWorkerProcess): a worker silent for longer loses its runs. The second write
+    // is under way at the tool server: the worker running it stops (no heartbeat, no progress).
     const request = runRequest({ prompt: "Record one, then two." });
-    await dispatcher.dispatch(request);
-    // The second write is under way at the tool server: the worker running it stops (no heartbeat, no progress).
-    await secondWriteHeld.opened;
+    const { owner: stopped, other: survivor } = await runOnTwoWorkers(
+      workspace,
+      testStore,
+      dispatcher,
+      request,
+      secondWriteHeld.opened,
+    );
     const acme = testStore.store.forTenant("acme");
-    const owner = (await acme.getRun(request.runId))?.owner;
-    const stopped = [first, second].find((worker) => worker.child.pid === owner?.pid);
-    const survivor = [first, second].find((worker) => worker !== stopped);
-    expect(stopped).toBeDefined();
-    stopped!.child.kill("SIGSTOP");
+    stopped.child.kill("SIGSTOP");
     // The tool answers while its caller is stopped: the answer waits in the stopped process's socket.
     releaseSecondWrite.open();
     await eventually(
@@ -158,15 +154,15 @@ describe.skipIf(postgresTestUrl === "")("charter worker processes that die or st
       40_000,
     );
     const completed = await acme.getRun(request.runId);
-    expect(completed?.owner?.pid).toBe(survivor!.child.pid);
+    expect(completed?.owner?.pid).toBe(survivor.child.pid);
     const eventsWhenCompleted = await acme.readRunEvents(request.runId);
     const modelCallsWhenCompleted = workspace.model.requests.length;
 
     // Continued, the stopped worker reads the tool's answer of a run it no longer owns; then it is drained, so
     // whatever it would still do with that run is done by the time it exits.
-    stopped!.child.kill("SIGCONT");
-    stopped!.child.kill("SIGTERM");
-    expect(await stopped!.exited).toBe(0);
+    stopped.child.kill("SIGCONT");
+    stopped.child.kill("SIGTERM");
+    expect(await stopped.exited).toBe(0);
 
     // Ended once, by the survivor: no tool ran twice, the model was not asked again, nothing was appended.
     expect(executions(workspace, "/items/one")).toBe(1);
@@ -175,7 +171,7 @@ describe.skipIf(postgresTestUrl === "")("charter worker processes that die or st
     expect(await acme.readRunEvents(request.runId)).toEqual(eventsWhenCompleted);
     const after = await acme.getRun(request.runId);
     expect(after?.status).toBe("completed");
-    expect(after?.owner?.pid).toBe(survivor!.child.pid);
+    expect(after?.owner?.pid).toBe(survivor.child.pid);
     expect(after?.headHash).toBe(completed?.headHash);
     // The transcript's hash chain holds: the continued worker wrote nothing into it.
     const verification = await verifyStoredRun(acme, request.runId);

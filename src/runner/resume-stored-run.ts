@@ -33,6 +33,7 @@ export interface ResumeStoredRunOptions
     | "toolCallAdmission"
     | "toolCache"
     | "modelCallBudget"
+    | "extraTools"
   > {
   readonly runId: string;
   /** `--approve <call-id>`: pending destructive calls to run (each call the run waits on, in its turn, once). */
@@ -231,6 +232,8 @@ export async function resumeStoredRun(options: ResumeStoredRunOptions): Promise<
       ...(options.toolCallAdmission !== undefined ? { toolCallAdmission: options.toolCallAdmission } : {}),
       ...(options.toolCache !== undefined ? { toolCache: options.toolCache } : {}),
       ...(options.modelCallBudget !== undefined ? { modelCallBudget: options.modelCallBudget } : {}),
+      // The caller's own tools (a work item's workspace tools), given again: they are in the run's contract.
+      ...(options.extraTools !== undefined ? { extraTools: options.extraTools } : {}),
       // The run goes on under the tool permissions it started with, whoever resumes it.
       ...(prepared.invocation.tool_permissions !== undefined
         ? {

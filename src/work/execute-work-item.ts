@@ -9,6 +9,7 @@ import type { RuntimeEnvironment } from "../foundation/environment.js";
 import type { SecretRedactor } from "../foundation/secret-redactor.js";
 import type { AgentCatalog } from "../runner/agent-catalog.js";
 import type { ModelCallBudget } from "../runner/model-call-budget.js";
+import { resumeStoredRun } from "../runner/resume-stored-run.js";
 import { runAgent } from "../runner/run-agent.js";
 import type { RunToolPermissions } from "../runner/tool-permissions.js";
 import type { AIAgentResult } from "../session/agent-result.js";
@@ -115,6 +116,12 @@ const maxTestOutputBytes = 64 * 1024;
 export async function executeWorkItem<T>(
   execution: WorkItemExecution,
   finish: (executed: ExecutedWorkItem) => Promise<T>,
+  /**
+   * Given (a server's items): a call of the agent that waits for a person's decision stops the item instead of
+   * failing it. The lock stays held, the working tree stays as the agent left it, no receipt is written, and this
+   * is answered; `continueWorkItem` goes on once a person decided.
+   */
+  awaitingApproval?: () => Promise<T>,
 ): Promise<T> {
   const { loaded, repository, runId, options } = execution;
   const { item } = loaded;
@@ -158,24 +165,70 @@ export async function executeWorkItem<T>(
     await releaseWorkLock(repository, runId);
     throw error;
   }
+  options.onFrozen?.(runId, frozen.hash);
+  return finishFrozen(execution, folder, frozen, { record, finish, awaitingApproval });
+}
+
+/** An item's frozen state as its lock record holds it (a continued item's). */
+export interface FrozenWorkItem {
+  readonly commit: string;
+  readonly hash: string;
+  readonly head: HeadState;
+  readonly index: string | null;
+}
+
+/**
+ * Runs (or continues) the frozen item's agent and what follows, then gives the result to `finish`, releasing the
+ * lock, or, when the agent waits for a person and `awaitingApproval` is given, keeps the lock and answers that.
+ */
+export async function finishFrozen<T>(
+  execution: WorkItemExecution,
+  folder: string,
+  frozen: FrozenWorkItem,
+  how: {
+    readonly record: WorkLockRecord;
+    readonly finish: (executed: ExecutedWorkItem) => Promise<T>;
+    readonly awaitingApproval?: (() => Promise<T>) | undefined;
+    /** A continued item: the decisions its agent run goes on with, and where its earlier part left the counts. */
+    readonly continued?: ContinuedWorkItem;
+  },
+): Promise<T> {
+  const { repository, runId } = execution;
+  let keepLock = false;
   try {
-    options.onFrozen?.(runId, frozen.hash);
-    return await finish(await executeFrozen(execution, folder, frozen));
+    const executed = await executeFrozen(execution, folder, frozen, how);
+    if (executed === "awaiting_approval" && how.awaitingApproval !== undefined) {
+      keepLock = true;
+      return await how.awaitingApproval();
+    }
+    return await how.finish(executed as ExecutedWorkItem);
   } finally {
-    await releaseWorkLock(repository, runId);
+    if (!keepLock) await releaseWorkLock(repository, runId);
   }
+}
+
+/** How a work item that waited for a person goes on: the decisions, and what its agent had done before. */
+export interface ContinuedWorkItem {
+  readonly approve: readonly string[];
+  readonly deny: readonly string[];
 }
 
 async function executeFrozen(
   execution: WorkItemExecution,
   folder: string,
   frozen: Frozen,
-): Promise<ExecutedWorkItem> {
+  how: {
+    readonly record: WorkLockRecord;
+    readonly awaitingApproval?: unknown;
+    readonly continued?: ContinuedWorkItem;
+  },
+): Promise<ExecutedWorkItem | "awaiting_approval"> {
   const { loaded, repository, runId, options } = execution;
   const { environment } = options;
   const { item } = loaded;
   const limits = item.constraints;
-  const started = environment.now();
+  // A continued item's time counts from its start, the wait for a person included (as its agent run's own limit).
+  const started = how.continued !== undefined ? Date.parse(how.record.started_at) : environment.now();
   const elapsed = () => environment.now() - started;
   let redactor: SecretRedactor | null = null;
   const redact = (text: string) => (redactor === null ? text : redactor.redactString(text));
@@ -184,8 +237,9 @@ async function executeFrozen(
     : resolve(loaded.directory, item.agent_id);
 
   // max_tool_ops is a budget on the whole run: the batch that would pass it is never executed, the run stops.
-  let executedOps = 0;
-  let requestedOps = 0;
+  // A continued item counts on from the calls its agent had made (the call it waited on had not run).
+  let executedOps = how.record.paused?.executed_ops ?? 0;
+  let requestedOps = executedOps;
   let overBudget = false;
   const stop = new AbortController();
   const onAbort = () => stop.abort();
@@ -222,29 +276,23 @@ async function executeFrozen(
   let after: { commit: string; hash: string; change: WorkChange } | null = null;
   let commit: string | null = null;
   try {
-    agentResult = await runAgent({
-      agentPath: agentReference,
+    const common = {
       agentCatalog: options.agentCatalog ?? createAgentCatalog(),
       ...(options.configurationOverlay !== undefined
         ? { configurationOverlay: options.configurationOverlay }
         : {}),
-      ...(options.toolPermissions !== undefined ? { toolPermissions: options.toolPermissions } : {}),
       ...(options.modelCallBudget !== undefined ? { modelCallBudget: options.modelCallBudget } : {}),
-      prompt: workPrompt(loaded),
       runId,
-      cwd: options.agentDirectory ?? repository.root,
-      set: [`totalTimeout=${limits.timeout_ms}ms`],
       extraTools: createWorkspaceTools({
         repository,
         allowCommands: item.allow_commands,
         commandTimeoutMs: () => limits.timeout_ms - elapsed(),
       }),
       onEvent,
-      onSecretRedactor: (runRedactor) => {
+      onSecretRedactor: (runRedactor: SecretRedactor) => {
         redactor = runRedactor;
       },
       signal: stop.signal,
-      ...(options.configPath !== undefined ? { configPath: resolve(options.configPath) } : {}),
       ...(options.store !== undefined ? { store: options.store } : {}),
       ...(options.runsDirectory !== undefined ? { runsDirectory: resolve(options.runsDirectory) } : {}),
       ...(options.homeDirectory !== undefined ? { homeDirectory: options.homeDirectory } : {}),
@@ -252,7 +300,40 @@ async function executeFrozen(
       ...(options.processEnvironment !== undefined ? { processEnvironment: options.processEnvironment } : {}),
       ...(options.tenantId !== undefined ? { tenantId: options.tenantId } : {}),
       environment,
-    });
+    };
+    agentResult =
+      how.continued !== undefined
+        ? // The durable resume with a person's decisions: the run's recorded invocation and permissions apply.
+          await resumeStoredRun({
+            ...common,
+            approve: how.continued.approve,
+            deny: how.continued.deny,
+          })
+        : await runAgent({
+            ...common,
+            agentPath: agentReference,
+            ...(options.toolPermissions !== undefined ? { toolPermissions: options.toolPermissions } : {}),
+            prompt: workPrompt(loaded),
+            cwd: options.agentDirectory ?? repository.root,
+            set: [`totalTimeout=${limits.timeout_ms}ms`],
+            ...(options.configPath !== undefined ? { configPath: resolve(options.configPath) } : {}),
+          });
+    if (
+      how.awaitingApproval !== undefined &&
+      agentResult.error?.code === "APPROVAL_REQUIRED" &&
+      options.signal?.aborted !== true &&
+      !overBudget &&
+      failedServerTool === null
+    ) {
+      // The item waits for a person with its working tree as the agent left it; the lock record keeps the count.
+      await updateWorkLock(repository, {
+        ...how.record,
+        before: { commit: frozen.commit, hash: frozen.hash, head: frozen.head, index_copy: frozen.index },
+        paused: { executed_ops: executedOps },
+      });
+      options.signal?.removeEventListener("abort", onAbort);
+      return "awaiting_approval";
+    }
     // The state the agent left, whatever happened: admission reads the repository, not the tool calls.
     const { commit: afterCommit, listing: afterListing } = await freezeWorkingTreeState(
       repository,

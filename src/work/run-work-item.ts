@@ -6,7 +6,7 @@ import { receiptKeeper } from "./receipt-keeper.js";
 import { recoverInterruptedWork } from "./recover-interrupted-work.js";
 import { sealWorkItem } from "./seal-work-item.js";
 import { openWorkRepository } from "./work-repository.js";
-import type { WorkRunResult } from "./work-run-result.js";
+import type { WorkItemAwaitingApproval, WorkRunResult } from "./work-run-result.js";
 
 export interface RunWorkItemOptions extends Omit<WorkItemExecutionOptions, "environment"> {
   /** The work item file (YAML or JSON). */
@@ -20,6 +20,11 @@ export interface RunWorkItemOptions extends Omit<WorkItemExecutionOptions, "envi
   readonly loaded?: LoadedWorkItem;
   /** Told what went wrong without changing the outcome (a receipt that could not be stored in the run store). */
   readonly onWarning?: (text: string) => void;
+  /**
+   * A server's item: a call of its agent that waits for a person stops the item (`awaiting_approval`, lock kept,
+   * no receipt) for `continueWorkItem` to go on with the decision, instead of failing it.
+   */
+  readonly stopForApprovals?: boolean;
 }
 
 /**
@@ -27,7 +32,13 @@ export interface RunWorkItemOptions extends Omit<WorkItemExecutionOptions, "envi
  * the test gate, then either the change stays (and, with `commit`, becomes one commit) or the working tree is
  * thawed back to the before snapshot. Every item, whatever its status, ends with a receipt.
  */
-export async function runWorkItem(options: RunWorkItemOptions): Promise<WorkRunResult> {
+export async function runWorkItem(
+  options: RunWorkItemOptions & { readonly stopForApprovals: true },
+): Promise<WorkRunResult | WorkItemAwaitingApproval>;
+export async function runWorkItem(options: RunWorkItemOptions): Promise<WorkRunResult>;
+export async function runWorkItem(
+  options: RunWorkItemOptions,
+): Promise<WorkRunResult | WorkItemAwaitingApproval> {
   const environment = options.environment ?? systemEnvironment;
   const loaded = options.loaded ?? (await loadWorkItem(options.itemPath));
   const repository = await openWorkRepository(options.repository);
@@ -42,14 +53,12 @@ export async function runWorkItem(options: RunWorkItemOptions): Promise<WorkRunR
     ...(options.runsDirectory !== undefined ? { runsDirectory: resolve(options.runsDirectory) } : {}),
     environment,
   });
-  return executeWorkItem(
-    {
-      loaded,
-      repository,
-      receipts: repository,
-      runId: options.runId ?? environment.newId("run"),
-      options: { ...options, environment },
-    },
+  const runId = options.runId ?? environment.newId("run");
+  return executeWorkItem<WorkRunResult | WorkItemAwaitingApproval>(
+    { loaded, repository, receipts: repository, runId, options: { ...options, environment } },
     async (executed) => (await sealWorkItem(repository, executed, keep)).result,
+    options.stopForApprovals === true
+      ? async () => ({ status: "awaiting_approval", work_item_id: loaded.item.id, run_id: runId })
+      : undefined,
   );
 }

@@ -34,6 +34,11 @@ export interface WorkLockRecord {
     /** A byte copy of the index, or null when the repository had none. */
     readonly index_copy: string | null;
   };
+  /**
+   * Set while the item waits for a person's decision on a call of its agent (a server's item): how many tool calls
+   * the agent had made, which the continued item counts on from.
+   */
+  readonly paused?: { readonly executed_ops: number };
 }
 
 /**

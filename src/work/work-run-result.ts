@@ -21,3 +21,10 @@ export interface WorkRunResult {
   readonly error?: string;
   readonly denial_reason?: string;
 }
+
+/** A server's work item that stopped for a person's decision on a call of its agent (no receipt yet). */
+export interface WorkItemAwaitingApproval {
+  readonly status: "awaiting_approval";
+  readonly work_item_id: string;
+  readonly run_id: string;
+}

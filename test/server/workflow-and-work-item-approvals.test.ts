@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { RecordedRequest } from "../../src/testing/scripted-openai-server.js";
+import { git, gitRepository } from "../work/git-fixture.js";
 import { eventually, postgresTestUrl } from "./execution-harness.js";
 import { type RunningServer, startRunningServer } from "./run-project.js";
 import type { TestBackend } from "./server-harness.js";
@@ -37,6 +38,7 @@ function toolAnswer(request: RecordedRequest): string | null {
  */
 function respond(request: RecordedRequest) {
   const task = taskOf(request);
+  if (task.startsWith("Work item keep-order")) return workItemAgent(request);
   if (!task.startsWith("Record")) return { kind: "text" as const, text: `done: ${task}` };
   const answer = toolAnswer(request);
   if (answer !== null) {
@@ -45,6 +47,36 @@ function respond(request: RecordedRequest) {
   return {
     kind: "tool_calls" as const,
     calls: [{ id: "call_record", name: "test__record", arguments: { key: "order", value: "42" } }],
+  };
+}
+
+/**
+ * A work item's agent: writes `orders.txt` (a workspace write: no approval needed), then records the order with the
+ * destructive `record` tool (which waits for a person), then reports what the tool answered.
+ */
+function workItemAgent(request: RecordedRequest) {
+  const answers = messagesOf(request).filter((message) => message.role === "tool");
+  if (answers.length === 0) {
+    return {
+      kind: "tool_calls" as const,
+      calls: [
+        {
+          id: "call_write",
+          name: "workspace__write_file",
+          arguments: { path: "orders.txt", content: "42\n" },
+        },
+      ],
+    };
+  }
+  if (answers.length === 1) {
+    return {
+      kind: "tool_calls" as const,
+      calls: [{ id: "call_record", name: "test__record", arguments: { key: "order", value: "42" } }],
+    };
+  }
+  return {
+    kind: "text" as const,
+    text: answers[1]?.content?.includes("denied") === true ? "not recorded" : "recorded it",
   };
 }
 
@@ -262,6 +294,165 @@ describe("approvals of workflow runs through the API", () => {
       expect(Object.keys(documented.body.paths)).toEqual(
         expect.arrayContaining(["/v1/workflows/runs/{id}/approvals"]),
       );
+    },
+    heavy,
+  );
+});
+
+/** A server with one repository, `service`, for work items. */
+async function workItemServer(backend: TestBackend) {
+  const repository = await gitRepository({ "README.md": "orders\n" });
+  const repositories = { service: repository };
+  const api: RunningServer = await startRunningServer(
+    backend,
+    respond,
+    { configuration: { repositories } },
+    { repositories },
+  );
+  cleanups.push(async () => {
+    await api.close();
+    await rm(repository, { recursive: true, force: true });
+  });
+  return { api, repository };
+}
+
+const keepOrder = {
+  id: "keep-order",
+  agent_id: "recorder",
+  description: "Keep order 42 in orders.txt and record it.",
+};
+
+/** Starts the `keep-order` item and answers once it waits for a person (`wait: true` stops there). */
+async function startWaitingItem(api: RunningServer, operator: string) {
+  const started = await api.request("POST", "/v1/work-items/runs", {
+    key: operator,
+    body: { repository: "service", item: keepOrder, wait: true },
+  });
+  expect(started.status).toBe(200);
+  return started.body as { runId: string; status: string; lifecycle: string };
+}
+
+async function itemEnded(api: RunningServer, key: string, runId: string) {
+  return eventually("the work item run to end", async () => {
+    const read = await api.request("GET", `/v1/work-items/runs/${runId}`, { key });
+    return read.body.lifecycle === "COMPLETED" || read.body.lifecycle === "FAILED" ? read : null;
+  });
+}
+
+describe("approvals of work item runs through the API", () => {
+  it(
+    "the item's agent's destructive call waits for a person with the working tree as the agent left it; approved, it runs once and the item commits",
+    async () => {
+      const { api, repository } = await workItemServer("sqlite");
+      const operator = await api.key("acme", "operator");
+      const waiting = await startWaitingItem(api, operator);
+      const runId = waiting.runId;
+      const pendingApprovals = [
+        {
+          stepId: null,
+          runId,
+          turn: 2,
+          callId: "call_record",
+          tool: "test__record",
+          arguments: { key: "order", value: "42" },
+        },
+      ];
+      expect(waiting).toMatchObject({
+        status: "awaiting_approval",
+        lifecycle: "AWAITING_APPROVAL",
+        receipt: null,
+      });
+      expect((waiting as unknown as { pendingApprovals: unknown }).pendingApprovals).toEqual(
+        pendingApprovals,
+      );
+      const events = await api.store.forTenant("acme").readRunEvents(runId);
+      expect(events.at(-1)).toMatchObject({
+        type: "AWAITING_APPROVAL",
+        data: { pending_approvals: pendingApprovals },
+      });
+      const listed = await api.request("GET", "/v1/work-items/runs?status=awaiting_approval", {
+        key: operator,
+      });
+      expect(listed.body.workItemRuns).toEqual([expect.objectContaining({ runId, pendingApprovals })]);
+      // Nothing recorded, nothing committed; the agent's write is still in the working tree, waiting.
+      expect(await recorded(api)).toEqual([]);
+      expect(git(repository, "rev-list", "--count", "HEAD")).toBe("1");
+      expect(await readFile(join(repository, "orders.txt"), "utf8")).toBe("42\n");
+
+      const approved = await api.request("POST", `/v1/work-items/runs/${runId}/approvals`, {
+        key: operator,
+        body: { callId: "call_record", decision: "approve" },
+      });
+      expect(approved.status).toBe(202);
+      expect(approved.body).toEqual({ runId, callId: "call_record", decision: "approve", stepId: null });
+      const ended = await itemEnded(api, operator, runId);
+      expect(ended.body).toMatchObject({ status: "success", lifecycle: "COMPLETED" });
+      expect(ended.body.receipt.commit).toEqual(expect.any(String));
+      // The approved call ran exactly once; the write before it was not made again (one model call saw no tool).
+      expect(await recorded(api)).toEqual([expect.objectContaining({ key: "order", value: "42" })]);
+      const firstTurns = api.model.requests.filter(
+        (request) => messagesOf(request).filter((message) => message.role === "tool").length === 0,
+      );
+      expect(firstTurns).toHaveLength(1);
+      expect(git(repository, "rev-list", "--count", "HEAD")).toBe("2");
+      expect(git(repository, "show", "HEAD:orders.txt")).toBe("42");
+      expect(git(repository, "status", "--porcelain")).toBe("");
+      const types = (await api.store.forTenant("acme").readRunEvents(runId)).map((event) => event.type);
+      expect(types).toEqual([
+        "REQUESTED",
+        "ROUTED",
+        "EXECUTING",
+        "AWAITING_APPROVAL",
+        "EXECUTING",
+        "COMPLETED",
+      ]);
+    },
+    heavy,
+  );
+
+  it(
+    "denied, the call never runs and the agent is told; only a person in the run's own tenant with an operator's role decides",
+    async () => {
+      const { api, repository } = await workItemServer("sqlite");
+      const operator = await api.key("acme", "operator");
+      const { runId } = await startWaitingItem(api, operator);
+      const viewer = await api.request("POST", `/v1/work-items/runs/${runId}/approvals`, {
+        key: await api.key("acme", "viewer"),
+        body: { callId: "call_record", decision: "approve" },
+      });
+      expect(viewer.status).toBe(403);
+      expect(viewer.body.error).toMatchObject({ code: "PERMISSION_DENIED", class: "permission_error" });
+      const outsider = await api.request("POST", `/v1/work-items/runs/${runId}/approvals`, {
+        key: await api.key("globex", "operator"),
+        body: { callId: "call_record", decision: "approve" },
+      });
+      expect(outsider.status).toBe(404);
+      expect(await api.store.forTenant("globex").listSecurityEvents()).toEqual([
+        expect.objectContaining({ kind: "tenant_scope_violation" }),
+      ]);
+      const unknown = await api.request("POST", `/v1/work-items/runs/${runId}/approvals`, {
+        key: operator,
+        body: { callId: "call_write", decision: "approve" },
+      });
+      expect(unknown.status).toBe(409);
+      expect(unknown.body.error).toMatchObject({
+        code: "RUN_STATE_CONFLICT",
+        details: { reason: "call_not_pending", pendingCallIds: ["call_record"] },
+      });
+      expect(api.dispatcher.decided).toEqual([]);
+
+      const denied = await api.request("POST", `/v1/work-items/runs/${runId}/approvals`, {
+        key: operator,
+        body: { callId: "call_record", decision: "deny" },
+      });
+      expect(denied.status).toBe(202);
+      const ended = await itemEnded(api, operator, runId);
+      expect(ended.body).toMatchObject({ status: "success", lifecycle: "COMPLETED" });
+      expect(await recorded(api)).toEqual([]);
+      const told = api.model.requests.at(-1);
+      expect(told === undefined ? null : messagesOf(told).at(-1)?.content).toContain("denied");
+      // The agent's write stands, committed as the item's change.
+      expect(git(repository, "show", "HEAD:orders.txt")).toBe("42");
     },
     heavy,
   );

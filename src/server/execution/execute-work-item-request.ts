@@ -6,16 +6,17 @@ import { gitText } from "../../work/git-command.js";
 import { validateWorkItem } from "../../work/load-work-item.js";
 import { runWorkItem } from "../../work/run-work-item.js";
 import type { WorkReceipt } from "../../work/work-receipt.js";
-import type { WorkRunResult } from "../../work/work-run-result.js";
+import type { WorkItemAwaitingApproval, WorkRunResult } from "../../work/work-run-result.js";
 import { failureClassOf } from "../failure-class.js";
 import { createModelCallBudget } from "../limits/tenant-budgets.js";
 import type { RunExecutionOptions, RunExecutionOutcome } from "./execute-run-request.js";
 import { stoppedBeforeStart } from "./execute-workflow-request.js";
 import { findServerRepository } from "./find-server-workflow.js";
+import { pendingApprovalsOf } from "./pending-approvals-of.js";
 import { failedRunData, recordRunEvent } from "./record-run-event.js";
 import { serverToolPermissions } from "./role-tool-classes.js";
 import type { RunExecutionContext } from "./run-execution-context.js";
-import type { RunRequest } from "./run-request.js";
+import type { RunDecisionRequest, RunRequest } from "./run-request.js";
 
 const classOf = (code: string) => failureClassOf(code as ErrorCode);
 
@@ -39,7 +40,7 @@ export async function executeWorkItemRequest(
   const stopped = await stoppedBeforeStart(store, request, context);
   if (stopped !== null) return stopped;
   if ((await store.getRun(request.runId)) !== null) return { status: "suspended", result: null };
-  let result: WorkRunResult;
+  let result: WorkRunResult | WorkItemAwaitingApproval;
   let repository: string;
   try {
     if (context.storeUrl === undefined) {
@@ -64,6 +65,8 @@ export async function executeWorkItemRequest(
       runId: request.runId,
       repository,
       commit: true,
+      // A delete-class call of the agent waits for a person (POST /v1/work-items/runs/:id/approvals).
+      stopForApprovals: true,
       store: context.storeUrl,
       tenantId: request.tenantId,
       environment: context.environment,
@@ -93,6 +96,94 @@ export async function executeWorkItemRequest(
   } catch (error) {
     await recordRunEvent(store, request, context, "FAILED", failedRunData(error, classOf));
     return { status: "failed", result: null };
+  }
+  return finishWorkItem(store, request, context, repository, result);
+}
+
+/**
+ * Goes on with a work item run that waits for a person (AWAITING_APPROVAL) once one decided: the item's agent run
+ * continues with the decision through the durable resume (`continueWorkItem`), then the item ends as any does
+ * (admission, tests, commit or rollback, receipt), or waits again on the agent's next such call.
+ */
+export async function continueWorkItemRequest(
+  request: RunRequest,
+  context: RunExecutionContext,
+  options: RunExecutionOptions,
+  decision: RunDecisionRequest,
+): Promise<RunExecutionOutcome> {
+  const store = context.store.forTenant(request.tenantId);
+  const pending = await pendingApprovalsOf(store, request);
+  const decided = (callIds: readonly string[]) =>
+    callIds.filter((callId) => pending.some((call) => call.callId === callId));
+  const approve = decided(decision.approve);
+  const deny = decided(decision.deny);
+  // A decision on nothing the item waits on (decided already, say) leaves it waiting as it was.
+  if (approve.length === 0 && deny.length === 0) return { status: "awaiting_approval", result: null };
+  let result: WorkRunResult | WorkItemAwaitingApproval;
+  let repository: string;
+  try {
+    if (context.storeUrl === undefined) {
+      throw new CharterError("INTERNAL_ERROR", "this worker was given no run store URL for work item runs", {
+        details: { reason: "no_store_url" },
+      });
+    }
+    repository = resolve(context.cwd, findServerRepository(context.repositories, request.repository ?? ""));
+    const loaded = validateWorkItem(request.item, join(context.cwd, `${request.runId}.work-item.json`), []);
+    await recordRunEvent(store, request, context, "EXECUTING", {
+      resumed: true,
+      decided_by: decision.userId,
+      decision_request_id: decision.requestId,
+      approve,
+      deny,
+    });
+    options.onExecuting?.();
+    const overlay = await context.tenantConfiguration?.(request.tenantId);
+    const { continueWorkItem } = await import("../../work/continue-work-item.js");
+    result = await continueWorkItem({
+      ...(overlay != null ? { configurationOverlay: overlay } : {}),
+      itemPath: loaded.path,
+      loaded,
+      runId: request.runId,
+      repository,
+      commit: true,
+      approve,
+      deny,
+      store: context.storeUrl,
+      tenantId: request.tenantId,
+      environment: context.environment,
+      agentCatalog: context.agentCatalog,
+      modelCallBudget: createModelCallBudget({
+        store: context.store,
+        tenantId: request.tenantId,
+        environment: context.environment,
+        ...(context.budgets !== undefined ? { serverBudgets: context.budgets } : {}),
+      }),
+      ...(context.homeDirectory !== undefined ? { homeDirectory: context.homeDirectory } : {}),
+      ...(context.binaryDirectory !== undefined ? { binaryDirectory: context.binaryDirectory } : {}),
+      ...(context.processEnvironment !== undefined ? { processEnvironment: context.processEnvironment } : {}),
+      ...(context.runsDirectory !== undefined ? { runsDirectory: context.runsDirectory } : {}),
+      ...(options.signal !== undefined ? { signal: options.signal } : {}),
+    });
+  } catch (error) {
+    await recordRunEvent(store, request, context, "FAILED", failedRunData(error, classOf));
+    return { status: "failed", result: null };
+  }
+  return finishWorkItem(store, request, context, repository, result);
+}
+
+/** Records how a work item run stopped (AWAITING_APPROVAL) or ended (COMPLETED or FAILED, with its receipt). */
+async function finishWorkItem(
+  store: RunStore,
+  request: RunRequest,
+  context: RunExecutionContext,
+  repository: string,
+  result: WorkRunResult | WorkItemAwaitingApproval,
+): Promise<RunExecutionOutcome> {
+  if (result.status === "awaiting_approval") {
+    await recordRunEvent(store, request, context, "AWAITING_APPROVAL", {
+      pending_approvals: await pendingApprovalsOf(store, request),
+    });
+    return { status: "awaiting_approval", result: null };
   }
   const receipt = (await store.listWorkReceipts({ runId: request.runId, limit: 1 }))[0]?.receipt as
     | WorkReceipt

@@ -2,6 +2,7 @@ import type { UnsettledRunRequest } from "../../store/run-event-records.js";
 import type { RunOwner } from "../../store/run-record.js";
 import { continueRunRequest, executeRunRequest, type RunExecutionOutcome } from "./execute-run-request.js";
 import {
+  continueWorkItemRequest,
   executeWorkItemRequest,
   recordWorkItemEnd,
   recoverWorkItemRequest,
@@ -109,6 +110,8 @@ export class RunWorkerPool {
             );
       }
       if (kind === "work-item") {
+        if (task.kind === "decide")
+          return continueWorkItemRequest(task.request, context, options, task.decision);
         return task.kind === "start"
           ? executeWorkItemRequest(task.request, context, options)
           : recoverWorkItemRequest(task.request, context);

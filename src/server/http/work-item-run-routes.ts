@@ -7,11 +7,18 @@ import { type RunRequestRecord, settledRunEventTypes } from "../../store/run-eve
 import type { RunStore, StoredWorkReceipt } from "../../store/run-store.js";
 import { type LoadedWorkItem, validateWorkItem } from "../../work/load-work-item.js";
 import { findServerRepository } from "../execution/find-server-workflow.js";
+import { pendingApprovalsOf } from "../execution/pending-approvals-of.js";
 import type { RunDispatcher } from "../execution/run-dispatcher.js";
 import { runRequestVersion } from "../execution/run-request.js";
 import type { TenantScopeViolations } from "../identity/tenant-scope-violations.js";
 import type { TenantConfiguration } from "../tenants/tenant-configuration.js";
 import { cancelResponses, cancelServerRun } from "./cancel-server-run.js";
+import {
+  decideServerRunApproval,
+  type ServerApprovalBody,
+  serverApprovalBody,
+  serverApprovalResponses,
+} from "./decide-server-run-approval.js";
 import { authenticatedErrors, errorReference } from "./error-schema.js";
 import { listPage } from "./list-page.js";
 import { refuseRunOutsideTenant } from "./refuse-run-outside-tenant.js";
@@ -106,8 +113,8 @@ function checkWorkItem(item: unknown, allowed: readonly string[] | null): Loaded
 
 const receiptStatuses = ["success", "failure", "denied", "timeout", "conflict"] as const;
 
-/** The statuses of an item not ended yet (no receipt): waiting for a worker, or taken by one. */
-const unfinishedStatuses = ["queued", "running"] as const;
+/** The statuses of an item not ended yet (no receipt): waiting for a worker, taken by one, or for a person. */
+const unfinishedStatuses = ["queued", "running", "awaiting_approval"] as const;
 
 /** Whether a run request the server accepted asked for a work item run. */
 export function isWorkItemRequest(request: { readonly request: unknown } | null): boolean {
@@ -145,7 +152,18 @@ export const workItemRunRoutes: FastifyPluginAsync<WorkItemRunRoutesOptions> = a
       receipt === null &&
       ((own !== null && own.state !== "REQUESTED" && !settledRunEventTypes.includes(own.state)) ||
         (await tenantStore.getRun(runId)) !== null);
-    return workItemRunView(runId, receipt, own, await readWorkItemRunRecord(tenantStore, own), running);
+    const pending =
+      receipt === null && own?.state === "AWAITING_APPROVAL"
+        ? await pendingApprovalsOf(tenantStore, { runId, kind: "work-item" })
+        : [];
+    return workItemRunView(
+      runId,
+      receipt,
+      own,
+      await readWorkItemRunRecord(tenantStore, own),
+      running,
+      pending,
+    );
   }
 
   /** The caller's tenant's work item run, or the same 404 whoever has it, recorded when another tenant does. */
@@ -204,6 +222,34 @@ export const workItemRunRoutes: FastifyPluginAsync<WorkItemRunRoutesOptions> = a
     },
   );
 
+  app.post<{ Params: { id: string }; Body: ServerApprovalBody }>(
+    "/v1/work-items/runs/:id/approvals",
+    {
+      config: { permission: "runs.approve" },
+      schema: {
+        summary: "A person's decision on a call a work item's agent waits on",
+        description:
+          "The item goes on with the decision (an approved call runs once, a denied one is a tool failure its agent sees), then ends as any item does; a destructive call never runs on a model's own say-so.",
+        tags: ["work-items"],
+        params: runIdParams,
+        body: serverApprovalBody,
+        response: serverApprovalResponses,
+      },
+    },
+    async (request, reply) => {
+      const runId = request.params.id;
+      const view = await ownWorkItemRun(request, runId);
+      const accepted = await store.forTenant(identityOf(request).tenantId).getRunRequest(runId);
+      const answer = await decideServerRunApproval(
+        request,
+        reply,
+        { store, dispatcher: options.dispatcher, environment: options.environment },
+        { runId, kind: "work-item", accepted, status: view.status },
+      );
+      return reply.status(202).send(answer);
+    },
+  );
+
   app.post<{ Params: { id: string } }>(
     "/v1/work-items/runs/:id/cancel",
     {
@@ -236,7 +282,7 @@ export const workItemRunRoutes: FastifyPluginAsync<WorkItemRunRoutesOptions> = a
       config: { permission: "runs.read" },
       schema: runListSchema({
         summary:
-          "The tenant's work item runs, newest first: the items not ended yet (status queued or running) lead the first page",
+          "The tenant's work item runs, newest first: the items not ended yet (status queued, running or awaiting_approval) lead the first page",
         tags: ["work-items"],
         itemsKey: "workItemRuns",
         view: "WorkItemRun#",

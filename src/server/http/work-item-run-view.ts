@@ -1,6 +1,8 @@
 import type { RunRequestRecord } from "../../store/run-event-records.js";
 import type { StoredWorkReceipt } from "../../store/run-store.js";
 import type { WorkReceipt } from "../../work/work-receipt.js";
+import type { ServerPendingApproval } from "../execution/pending-approvals-of.js";
+import { serverPendingApprovalsSchema } from "./pending-approvals-schema.js";
 import { requestFields } from "./run-view.js";
 
 /**
@@ -88,6 +90,8 @@ export function workItemRunView(
   accepted: RunRequestRecord | null,
   record: WorkItemRunRecord | null,
   running: boolean,
+  /** The calls the item's agent waits on a person for (only while its lifecycle is at AWAITING_APPROVAL). */
+  pendingApprovals: readonly ServerPendingApproval[] = [],
 ) {
   const asked = (accepted?.request ?? {}) as AcceptedWorkItem;
   const document = receipt?.receipt as WorkReceipt | undefined;
@@ -99,7 +103,16 @@ export function workItemRunView(
     workItemId: receipt?.workItemId ?? (typeof asked.item?.id === "string" ? asked.item.id : ""),
     // The server's name for the repository (never its path) for an item it ran; the path for one run by `charter work`.
     repository: asked.repository ?? receipt?.repository ?? null,
-    status: receipt?.status ?? (running ? "running" : accepted?.state === "FAILED" ? "failure" : "queued"),
+    status:
+      receipt?.status ??
+      (accepted?.state === "AWAITING_APPROVAL"
+        ? "awaiting_approval"
+        : running
+          ? "running"
+          : accepted?.state === "FAILED"
+            ? "failure"
+            : "queued"),
+    ...(receipt === null && accepted?.state === "AWAITING_APPROVAL" ? { pendingApprovals } : {}),
     item: item as unknown,
     correlationId: asked.correlationId ?? null,
     createdAt: new Date(createdAt).toISOString(),
@@ -119,9 +132,11 @@ export const workItemRunSchema = {
     repository: { type: ["string", "null"] },
     status: {
       type: "string",
-      enum: ["queued", "running", "success", "failure", "denied", "timeout", "conflict"],
-      description: "queued or running until it ends; then the receipt's status.",
+      enum: ["queued", "running", "awaiting_approval", "success", "failure", "denied", "timeout", "conflict"],
+      description:
+        "queued or running until it ends (awaiting_approval while its agent waits on a person's decision: pendingApprovals); then the receipt's status.",
     },
+    pendingApprovals: serverPendingApprovalsSchema,
     lifecycle: {
       type: "string",
       enum: ["REQUESTED", "ROUTED", "EXECUTING", "TOOL_CALL", "AWAITING_APPROVAL", "COMPLETED", "FAILED"],

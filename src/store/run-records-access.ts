@@ -8,13 +8,13 @@ import type { PageOptions, RunStore } from "./run-store.js";
 import type { StoreDatabase } from "./store-database.js";
 import { runNotFound, storeError } from "./store-errors.js";
 import type { StoreGuard } from "./store-guard.js";
-import { storeRecordVersion } from "./store-record-version.js";
 import type {
   CheckpointRecord,
   StoredEntryLine,
   StoredEntryLineText,
   StoredRawPayload,
 } from "./stored-records.js";
+import { toolOutputRow } from "./tool-output-row.js";
 
 /** Rows read per query when a run's entries or payloads are streamed. */
 const defaultPageSize = 1000;
@@ -258,17 +258,7 @@ export function createRunRecordsAccess(
         if (run === undefined) throw runNotFound(runId);
         await database
           .insertInto("charter_tool_outputs")
-          .values({
-            run_id: runId,
-            handle: output.handle,
-            v: storeRecordVersion,
-            tool_name: output.toolName,
-            call_id: output.callId,
-            bytes: output.bytes,
-            lines: output.lines,
-            path: output.path,
-            created_at: environment.now(),
-          })
+          .values(toolOutputRow(runId, output, environment.now()))
           .execute();
       }),
 

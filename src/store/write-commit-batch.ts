@@ -3,8 +3,8 @@ import { type RunProgress, readRunProgress } from "./run-progress.js";
 import { encodeRunSegment, runSegmentVersion, unsegmentableText } from "./run-segment.js";
 import type { StatementProgram } from "./statement-program.js";
 import { runNotFound, runNotRunning, storeError } from "./store-errors.js";
-import { storeRecordVersion } from "./store-record-version.js";
 import type { StoreStatements } from "./store-statements.js";
+import { toolOutputRow } from "./tool-output-row.js";
 
 /**
  * Checks a batch on its own (before any database work): its entries are consecutive and linked, and its
@@ -189,17 +189,7 @@ export function* commitBatchProgram(
   // Rare (an output too large for the conversation), and unique per handle: kept in their table.
   yield* statements.insertRows(
     "charter_tool_outputs",
-    (batch.toolOutputs ?? []).map((output) => ({
-      run_id: runId,
-      handle: output.handle,
-      v: storeRecordVersion,
-      tool_name: output.toolName,
-      call_id: output.callId,
-      bytes: output.bytes,
-      lines: output.lines,
-      path: output.path,
-      created_at: now,
-    })),
+    (batch.toolOutputs ?? []).map((output) => toolOutputRow(runId, output, now)),
   );
   return { receipt: { entryCount: next.entryCount, headHash: next.headHash }, progress: next };
 }

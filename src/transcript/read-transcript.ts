@@ -3,7 +3,12 @@ import { join } from "node:path";
 import { type ExecutionContract, executionContractSchema } from "../contract/execution-contract.js";
 import { CharterError } from "../foundation/charter-error.js";
 import { isRawPayloadHash, rawPayloadPath, runDirectoryLayout } from "./run-directory-layout.js";
-import { type TranscriptEntry, type TranscriptHeader, transcriptFormatVersion } from "./transcript-entry.js";
+import {
+  type TranscriptEntry,
+  type TranscriptHeader,
+  transcriptFormatVersion,
+  transcriptHeaderStringFields,
+} from "./transcript-entry.js";
 import { findTranscriptEntryShapeProblem } from "./transcript-entry-shape.js";
 import { readTranscriptLines } from "./transcript-line-reader.js";
 
@@ -91,14 +96,7 @@ function parseHeader(value: unknown, path: string): TranscriptHeader {
       version: header.v ?? null,
     });
   }
-  for (const field of [
-    "run_id",
-    "contract_hash",
-    "adapter_version",
-    "model_profile_id",
-    "genesis_hash",
-    "created_at",
-  ]) {
+  for (const field of transcriptHeaderStringFields) {
     if (typeof header[field] !== "string") throw invalid(path, null, `${field} is missing or not a string`);
   }
   return header as unknown as TranscriptHeader;

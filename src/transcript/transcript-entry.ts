@@ -16,6 +16,19 @@ export interface TranscriptHeader {
   readonly created_at: string;
 }
 
+/**
+ * The header fields every reader requires as strings (all but `v`): one list for reading a run directory and for
+ * verifying it, so that the two never disagree about what a whole header is.
+ */
+export const transcriptHeaderStringFields = [
+  "run_id",
+  "contract_hash",
+  "adapter_version",
+  "model_profile_id",
+  "genesis_hash",
+  "created_at",
+] as const satisfies readonly (keyof TranscriptHeader)[];
+
 /** One line of `transcript.jsonl`: one state transition, after redaction, with its hashes. */
 export interface TranscriptEntry {
   readonly v: typeof transcriptFormatVersion;

@@ -5,7 +5,11 @@ import { CharterError } from "../foundation/charter-error.js";
 import { computeGenesisHash } from "./chain-link-hash.js";
 import { bindRawRequestParts, checkRawPayloadText } from "./raw-request-parts.js";
 import { runDirectoryLayout } from "./run-directory-layout.js";
-import { type TranscriptHeader, transcriptFormatVersion } from "./transcript-entry.js";
+import {
+  type TranscriptHeader,
+  transcriptFormatVersion,
+  transcriptHeaderStringFields,
+} from "./transcript-entry.js";
 import { createTranscriptEntryVerifier, type RawPayloadIndex } from "./transcript-entry-verifier.js";
 import { readTranscriptLines } from "./transcript-line-reader.js";
 import type {
@@ -158,14 +162,7 @@ function checkHeaderAndContract(
           : runFailure(null, "MALFORMED_LINE", `${file} has no format version v`),
     };
   }
-  for (const field of [
-    "run_id",
-    "contract_hash",
-    "adapter_version",
-    "model_profile_id",
-    "genesis_hash",
-    "created_at",
-  ]) {
+  for (const field of transcriptHeaderStringFields) {
     if (typeof header[field] !== "string") {
       return { failure: runFailure(null, "MALFORMED_LINE", `${file}: ${field} is missing or not a string`) };
     }

@@ -22,6 +22,52 @@ function executions(space: ServerWorkspace, path: string): number {
   return space.tools.requests.filter((sent) => sent.method === "POST" && sent.path === path).length;
 }
 
+/**
+ * A run whose model records `one`, then `two`, then reports (after `beforeReport`, when given), taken by one of two
+ * worker processes, which is stopped with SIGSTOP while its second write is under way at the tool server.
+ */
+async function stoppedMidSecondWrite(beforeReport?: () => Promise<void>) {
+  const secondWriteHeld = gate();
+  const releaseSecondWrite = gate();
+  const workspace = await testWorkspace({
+    respond: async (request) => {
+      const answered = toolAnswers(request);
+      if (answered < 2) {
+        const key = answered === 0 ? "one" : "two";
+        return {
+          kind: "tool_calls",
+          calls: [{ id: `w${answered}`, name: "rest__record", arguments: { key } }],
+        };
+      }
+      await beforeReport?.();
+      return reportStep("recorded both");
+    },
+    tool: async (request) => {
+      if (request.path === "/items/two") {
+        secondWriteHeld.open();
+        await releaseSecondWrite.opened;
+      }
+      return { body: { recorded: request.path } };
+    },
+  });
+  const testStore = await testStoreOn("postgres", workspace.directory);
+  const dispatcher = await pgBossTestDispatcher(workspace, testStore);
+  // Each worker's lease is 3 s (startWorkerProcess): a worker silent for longer loses its runs. The second write
+  // is under way at the tool server: the worker running it stops (no heartbeat, no progress).
+  const request = runRequest({ prompt: "Record one, then two." });
+  const { owner: stopped, other: survivor } = await runOnTwoWorkers(
+    workspace,
+    testStore,
+    dispatcher,
+    request,
+    secondWriteHeld.opened,
+  );
+  stopped.child.kill("SIGSTOP");
+  // The tool answers while its caller is stopped: the answer waits in the stopped process's socket.
+  releaseSecondWrite.open();
+  return { workspace, request, stopped, survivor, acme: testStore.store.forTenant("acme") };
+}
+
 describe.skipIf(postgresTestUrl === "")("charter worker processes that die or stop (PostgreSQL)", () => {
   it("a work item's worker killed with kill -9 after a completed tool call: another worker takes the item over after the lease, ends it and restores its repository; no tool call or commit is repeated", async () => {
     const otherWriteHeld = gate();
@@ -110,44 +156,7 @@ describe.skipIf(postgresTestUrl === "")("charter worker processes that die or st
   }, 90_000);
 
   it("SIGSTOP mid-run: another worker takes the run over once the lease lapses and ends it once; continued, the stopped worker neither runs it again nor writes into its transcript", async () => {
-    const secondWriteHeld = gate();
-    const releaseSecondWrite = gate();
-    const workspace = await testWorkspace({
-      respond: (request) => {
-        const answered = toolAnswers(request);
-        if (answered < 2) {
-          const key = answered === 0 ? "one" : "two";
-          return {
-            kind: "tool_calls",
-            calls: [{ id: `w${answered}`, name: "rest__record", arguments: { key } }],
-          };
-        }
-        return reportStep("recorded both");
-      },
-      tool: async (request) => {
-        if (request.path === "/items/two") {
-          secondWriteHeld.open();
-          await releaseSecondWrite.opened;
-        }
-        return { body: { recorded: request.path } };
-      },
-    });
-    const testStore = await testStoreOn("postgres", workspace.directory);
-    const dispatcher = await pgBossTestDispatcher(workspace, testStore);
-    // Each worker's lease is 3 s (startWorkerProcess): a worker silent for longer loses its runs. The second write
-    // is under way at the tool server: the worker running it stops (no heartbeat, no progress).
-    const request = runRequest({ prompt: "Record one, then two." });
-    const { owner: stopped, other: survivor } = await runOnTwoWorkers(
-      workspace,
-      testStore,
-      dispatcher,
-      request,
-      secondWriteHeld.opened,
-    );
-    const acme = testStore.store.forTenant("acme");
-    stopped.child.kill("SIGSTOP");
-    // The tool answers while its caller is stopped: the answer waits in the stopped process's socket.
-    releaseSecondWrite.open();
+    const { workspace, request, stopped, survivor, acme } = await stoppedMidSecondWrite();
     await eventually(
       "the run to complete on the other worker",
       async () => ((await acme.getRunRequest(request.runId))?.state === "COMPLETED" ? true : null),
@@ -177,5 +186,42 @@ describe.skipIf(postgresTestUrl === "")("charter worker processes that die or st
     const verification = await verifyStoredRun(acme, request.runId);
     expect(verification.ok).toBe(true);
     expect(verification.head_hash).toBe(completed?.headHash);
+  }, 90_000);
+
+  it("SIGCONT while the run's new owner is mid-run: the continued worker writes nothing into the run and asks the model nothing; the new owner ends it, its chain intact", async () => {
+    const finalTurnHeld = gate();
+    const releaseFinalTurn = gate();
+    const { workspace, request, stopped, survivor, acme } = await stoppedMidSecondWrite(async () => {
+      finalTurnHeld.open();
+      await releaseFinalTurn.opened;
+    });
+    // The other worker has taken the run over and waits on its final turn's model call.
+    await finalTurnHeld.opened;
+    expect((await acme.getRun(request.runId))?.owner?.pid).toBe(survivor.child.pid);
+    const modelCallsBefore = workspace.model.requests.length;
+    // Continued, the stopped worker gets the tool's answer for a run it no longer owns; drained, it has done
+    // whatever it would do with it by the time it exits.
+    stopped.child.kill("SIGCONT");
+    stopped.child.kill("SIGTERM");
+    expect(await stopped.exited).toBe(0);
+    expect(workspace.model.requests).toHaveLength(modelCallsBefore);
+    releaseFinalTurn.open();
+    await eventually(
+      "the new owner to complete the run",
+      async () => ((await acme.getRunRequest(request.runId))?.state === "COMPLETED" ? true : null),
+      40_000,
+    );
+    expect(executions(workspace, "/items/one")).toBe(1);
+    expect(executions(workspace, "/items/two")).toBe(1);
+    expect(workspace.model.requests).toHaveLength(modelCallsBefore);
+    const run = await acme.getRun(request.runId);
+    expect(run?.status).toBe("completed");
+    expect(run?.owner?.pid).toBe(survivor.child.pid);
+    const events = await acme.readRunEvents(request.runId);
+    expect(events.filter((event) => event.type === "COMPLETED")).toHaveLength(1);
+    expect(events.map((event) => event.sequence)).toEqual(events.map((_event, index) => index + 1));
+    const verification = await verifyStoredRun(acme, request.runId);
+    expect(verification.ok).toBe(true);
+    expect(verification.head_hash).toBe(run?.headHash);
   }, 90_000);
 });

@@ -2,7 +2,10 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { systemEnvironment } from "../../src/foundation/environment.js";
+import { createApiKey } from "../../src/server/identity/create-api-key.js";
 import { runTraceIds } from "../../src/server/telemetry/run-trace-ids.js";
+import { openRunStore } from "../../src/store/open-run-store.js";
 import {
   type ScriptedResponder,
   startScriptedOpenAIServer,
@@ -104,13 +107,21 @@ async function servedProject(
     }),
   );
   await writeFile(join(directory, "list-loaded-packages.mjs"), listLoadedPackages);
-  const store = `sqlite:${join(directory, "serve.db")}`;
-  const created = await charterProcess(
-    ["keys", "create", "--tenant", "acme", "--role", "operator", "--user", "ada", "--store", store],
-    { cwd: directory, env: { HOME: directory } },
-  );
-  expect(created.exitCode, created.stderr).toBe(0);
-  return { directory, store, key: created.stdout.trim() };
+  // The key is made in process, as `charter keys create` makes it (a process less per test: the command itself
+  // is tested in keys-command.test.ts).
+  const path = join(directory, "serve.db");
+  const opened = await openRunStore({ path, environment: systemEnvironment });
+  try {
+    const created = await createApiKey(opened.forTenant("acme"), {
+      role: "operator",
+      userId: "ada",
+      name: null,
+      now: Date.now(),
+    });
+    return { directory, store: `sqlite:${path}`, key: created.key };
+  } finally {
+    await opened.close();
+  }
 }
 
 /** Every OpenTelemetry variable unset, so the child sees only what a test gives it. */

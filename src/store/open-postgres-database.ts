@@ -1,6 +1,7 @@
-import { Kysely, PostgresDialect } from "kysely";
+import { Kysely } from "kysely";
 import { CharterError } from "../foundation/charter-error.js";
 import type { StoreDatabase } from "./store-database.js";
+import { StoreSchemaPostgresDialect } from "./store-schema-postgres-dialect.js";
 
 export interface PostgresStoreOptions {
   /**
@@ -45,7 +46,7 @@ export async function openPostgresDatabase(
   });
   // An idle connection dropped by the server must not crash the process; the next query reports the failure.
   pool.on("error", () => undefined);
-  const database = new Kysely<StoreDatabase>({ dialect: new PostgresDialect({ pool }) });
+  const database = new Kysely<StoreDatabase>({ dialect: new StoreSchemaPostgresDialect({ pool }, schema) });
   try {
     if (schema !== undefined) {
       await database.schema.createSchema(schema).ifNotExists().execute();

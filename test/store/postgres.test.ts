@@ -1,4 +1,9 @@
+import { randomUUID } from "node:crypto";
+import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
+import { migrateRunStore } from "../../src/store/migrate-run-store.js";
+import { migrationTableName } from "../../src/store/migrations/run-store-migrations.js";
+import { openPostgresDatabase } from "../../src/store/open-postgres-database.js";
 import { openRunStore } from "../../src/store/open-run-store.js";
 import { charterErrorOf } from "./conformance-chain.js";
 import { postgresStoreFactory, postgresTestUrl as url } from "./postgres-store-factory.js";
@@ -28,6 +33,30 @@ if (url !== "") {
         expect(badSchema.code).toBe("CONFIGURATION_INVALID");
       } finally {
         await dispose();
+      }
+    });
+
+    // Stores (and tests) share one database, each in its own schema, and drop theirs when done: a store that read
+    // every schema's tables while migrating failed when one of them was dropped meanwhile.
+    it("reads only its own schema's tables when it migrates, not another schema's", async () => {
+      const [own, other] = [0, 1].map(() => `charter_test_${randomUUID().replaceAll("-", "").slice(0, 16)}`);
+      const elsewhere = await openPostgresDatabase(url, { schema: other as string });
+      const opened = await openPostgresDatabase(url, { schema: own as string });
+      try {
+        await sql`create table ${sql.table(`${other}.elsewhere`)} (id integer)`.execute(elsewhere.database);
+        await migrateRunStore(opened.database, { schema: opened.schema });
+        const tables = await opened.database.introspection.getTables({ withInternalKyselyTables: true });
+        expect(tables.map((table) => table.name)).toContain(migrationTableName);
+        expect(tables.map((table) => table.name)).not.toContain("elsewhere");
+        expect(tables.every((table) => table.schema === own)).toBe(true);
+        const migrations = tables.find((table) => table.name === migrationTableName);
+        expect(migrations?.columns.map((column) => column.name)).toEqual(["name", "timestamp"]);
+        expect(await opened.database.introspection.getSchemas()).toEqual([{ name: own }]);
+      } finally {
+        for (const schema of [own, other])
+          await sql`drop schema if exists ${sql.id(schema as string)} cascade`.execute(opened.database);
+        await opened.database.destroy();
+        await elsewhere.database.destroy();
       }
     });
   });

@@ -143,7 +143,9 @@ describe("an MCP server over Streamable HTTP", () => {
 
   it("ends a request past requestTimeout with TOOL_TIMEOUT as data; the next call succeeds", async () => {
     const server = await testServer();
-    const { source } = remoteSource(server, { requestTimeout: 100 });
+    // The bound applies to the next call too: long enough for an echo on loopback on a busy machine (100 ms was
+    // not, with two test files running at once), far below the slow call's minute.
+    const { source } = remoteSource(server, { requestTimeout: 2_000 });
     const registry = new ToolRegistry(await source.start());
     const slow = await pipeline(callContext(registry, "remote__slow", { ms: 60_000 }));
     expect(slow).toMatchObject({ status: "failed", error_code: "TOOL_TIMEOUT", executed: true });

@@ -341,3 +341,29 @@ export async function runOnTwoWorkers(
   if (owner === undefined || other === undefined) throw new Error(`no worker owns run ${request.runId}`);
   return { owner, other };
 }
+
+/**
+ * A workspace whose agent writes `one` (`rest__record`), then reports; the write waits at the tool server until the
+ * test opens `releaseWrite`, and `writeHeld` opens once it is under way: the moment a test stops or kills the worker
+ * that runs it. Closed when the running test finishes.
+ */
+export async function heldWriteWorkspace(): Promise<{
+  readonly workspace: ServerWorkspace;
+  readonly writeHeld: ReturnType<typeof gate>;
+  readonly releaseWrite: ReturnType<typeof gate>;
+}> {
+  const writeHeld = gate();
+  const releaseWrite = gate();
+  const workspace = await testWorkspace({
+    respond: (request) =>
+      toolAnswers(request) === 0
+        ? { kind: "tool_calls", calls: [{ id: "w1", name: "rest__record", arguments: { key: "one" } }] }
+        : reportStep("recorded one"),
+    tool: async (request) => {
+      writeHeld.open();
+      await releaseWrite.opened;
+      return { body: { recorded: request.path } };
+    },
+  });
+  return { workspace, writeHeld, releaseWrite };
+}

@@ -9,12 +9,14 @@ import {
   eventually,
   executionContext,
   gate,
+  heldWriteWorkspace,
   reportStep,
   runRequest,
   type ServerWorkspace,
   serverWorkspace,
   sqliteTestStore,
   type TestStore,
+  testStoreOn,
   toolAnswers,
   wireMessages,
 } from "./execution-harness.js";
@@ -208,20 +210,8 @@ describe("the in-process run dispatcher", () => {
   });
 
   it("drains: running tool calls finish, the run stops at its checkpoint, and the next process continues it", async () => {
-    const toolHeld = gate();
-    const releaseTool = gate();
-    workspace = await serverWorkspace({
-      respond: (request) =>
-        toolAnswers(request) === 0
-          ? { kind: "tool_calls", calls: [{ id: "call_w", name: "rest__record", arguments: { key: "k" } }] }
-          : reportStep("recorded"),
-      tool: async (request) => {
-        toolHeld.open();
-        await releaseTool.opened;
-        return { body: { recorded: request.path } };
-      },
-    });
-    testStore = await sqliteTestStore(workspace.directory);
+    const { workspace, writeHeld: toolHeld, releaseWrite: releaseTool } = await heldWriteWorkspace();
+    const testStore = await testStoreOn("sqlite", workspace.directory);
     const first = dispatcherFor(workspace, testStore);
     const request = runRequest();
     await first.dispatch(request);

@@ -7,6 +7,7 @@ import { nodeProcess } from "../node-process.js";
 import {
   eventually,
   gate,
+  heldWriteWorkspace,
   pgBossTestDispatcher,
   postgresTestUrl,
   reportStep,
@@ -103,19 +104,7 @@ describe.skipIf(postgresTestUrl === "")("charter worker processes on PostgreSQL 
   }, 90_000);
 
   it("SIGTERM drains a worker: the tool call under way finishes, the run stops at its checkpoint, another worker ends it", async () => {
-    const writeHeld = gate();
-    const releaseWrite = gate();
-    const workspace = await testWorkspace({
-      respond: (request) =>
-        toolAnswers(request) === 0
-          ? { kind: "tool_calls", calls: [{ id: "w1", name: "rest__record", arguments: { key: "one" } }] }
-          : reportStep("recorded one"),
-      tool: async (request) => {
-        writeHeld.open();
-        await releaseWrite.opened;
-        return { body: { recorded: request.path } };
-      },
-    });
+    const { workspace, writeHeld, releaseWrite } = await heldWriteWorkspace();
     const testStore = await testStoreOn("postgres", workspace.directory);
     const dispatcher = await pgBossTestDispatcher(workspace, testStore);
     const first = startWorkerProcess(workspace, testStore, twoAtOnce);

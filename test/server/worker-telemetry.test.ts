@@ -2,18 +2,15 @@ import { describe, expect, it } from "vitest";
 import { runTraceIds } from "../../src/server/telemetry/run-trace-ids.js";
 import {
   eventually,
-  gate,
+  heldWriteWorkspace,
   pgBossTestDispatcher,
   postgresTestUrl,
   releasedAfterTest,
-  reportStep,
   runRequest,
   type ServerWorkspace,
   startWorkerProcess,
   type TestStore,
   testStoreOn,
-  testWorkspace,
-  toolAnswers,
 } from "./execution-harness.js";
 import { hasPath, spansOf } from "./otlp-json.js";
 import { type OtlpReceiver, startOtlpReceiver } from "./otlp-receiver.js";
@@ -45,19 +42,7 @@ const callerSpanId = "b7ad6b7169203331";
 
 describe.skipIf(postgresTestUrl === "")("charter worker's telemetry on PostgreSQL (pg-boss)", () => {
   it("a run drained by one worker and continued by another is one trace: the caller's, two invoke_agent spans from the two workers, the second linked to the first", async () => {
-    const writeHeld = gate();
-    const releaseWrite = gate();
-    const workspace = await testWorkspace({
-      respond: (request) =>
-        toolAnswers(request) === 0
-          ? { kind: "tool_calls", calls: [{ id: "w1", name: "rest__record", arguments: { key: "one" } }] }
-          : reportStep("recorded one"),
-      tool: async (request) => {
-        writeHeld.open();
-        await releaseWrite.opened;
-        return { body: { recorded: request.path } };
-      },
-    });
+    const { workspace, writeHeld, releaseWrite } = await heldWriteWorkspace();
     const testStore = await testStoreOn("postgres", workspace.directory);
     const collector = releasedAfterTest(await startOtlpReceiver(), (receiver) => receiver.close());
     const dispatcher = await pgBossTestDispatcher(workspace, testStore);

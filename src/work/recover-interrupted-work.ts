@@ -1,12 +1,9 @@
 import { type RuntimeEnvironment, systemEnvironment } from "../foundation/environment.js";
-import { restoreHeadState } from "./head-state.js";
-import { interruptedReceiptContent } from "./interrupted-receipt.js";
-import { type InterruptedRunSources, interruptedRunRecord } from "./interrupted-run-record.js";
+import type { InterruptedRunSources } from "./interrupted-run-record.js";
 import { recoverInterruptedPlan } from "./recover-interrupted-plan.js";
-import { stateHash, workingTreeListing } from "./state-listing.js";
-import { thawWorkingTree } from "./thaw-working-tree.js";
+import { rollBackWorkItem } from "./roll-back-work-item.js";
 import { lockHolderAlive, readWorkLock, releaseWorkLock } from "./work-lock.js";
-import { createRunFolder, type WorkReceipt, writeReceipt } from "./work-receipt.js";
+import type { WorkReceipt } from "./work-receipt.js";
 import type { WorkRepository } from "./work-repository.js";
 
 /**
@@ -59,23 +56,17 @@ export async function recoverInterruptedWork(
       worktreesRemoved: recovered.worktreesRemoved,
     };
   }
-  const before = record.before;
-  if (before === undefined) {
+  if (record.before === undefined) {
     // The process died before its snapshot existed: nothing had changed, there is nothing to record.
     await releaseWorkLock(repository, record.run_id);
     return { kind: "none" };
   }
-  await thawWorkingTree(repository, before.commit);
-  await restoreHeadState(repository, before.head, before.index_copy);
-  const outputHash = stateHash(await workingTreeListing(repository));
-  const run = await interruptedRunRecord(repository, record, runSources);
-  const folder = await createRunFolder(repository, record.run_id);
-  const { receipt, path } = await writeReceipt(
+  const { receipt, path } = await rollBackWorkItem(
     repository,
-    folder,
-    interruptedReceiptContent(record, before, outputHash, environment, run),
+    { ...record, before: record.before },
+    environment,
+    keepReceipt,
+    runSources,
   );
-  await keepReceipt?.(receipt);
-  await releaseWorkLock(repository, record.run_id);
   return { kind: "recovered", receipt, path };
 }

@@ -456,4 +456,29 @@ describe("approvals of work item runs through the API", () => {
     },
     heavy,
   );
+
+  it(
+    "cancelled while it waits, the item gives its repository back: working tree restored, failure receipt, the next item runs",
+    async () => {
+      const { api, repository } = await workItemServer("sqlite");
+      const operator = await api.key("acme", "operator");
+      const { runId } = await startWaitingItem(api, operator);
+      expect(await readFile(join(repository, "orders.txt"), "utf8")).toBe("42\n");
+      const cancelled = await api.request("POST", `/v1/work-items/runs/${runId}/cancel`, { key: operator });
+      expect(cancelled.status).toBe(202);
+      const ended = await itemEnded(api, operator, runId);
+      expect(ended.body).toMatchObject({
+        status: "failure",
+        lifecycle: "FAILED",
+        receipt: { status: "failure", error: "interrupted", commit: null },
+      });
+      expect(git(repository, "status", "--porcelain")).toBe("");
+      expect(git(repository, "rev-list", "--count", "HEAD")).toBe("1");
+      expect(await recorded(api)).toEqual([]);
+      // The repository is free: the next item gets as far as its own approval (not WORK_LOCKED).
+      const next = await startWaitingItem(api, operator);
+      expect(next).toMatchObject({ status: "awaiting_approval" });
+    },
+    heavy,
+  );
 });

@@ -284,6 +284,52 @@ export async function recoverWorkItemRequest(
 }
 
 /**
+ * A work item run that waited for a person and was cancelled: its repository is given back (the working tree to the
+ * before snapshot, a failure receipt with `error: interrupted`, the lock released), as for an item whose process
+ * died. Only the lock of this run, held while it waits, is touched; anything else is left to the usual recovery.
+ */
+export async function releaseWaitingWorkItem(
+  request: RunRequest,
+  context: RunExecutionContext,
+): Promise<void> {
+  const repository = resolve(
+    context.cwd,
+    findServerRepository(context.repositories, request.repository ?? ""),
+  );
+  const [{ openWorkRepository }, { receiptKeeper }, { readWorkLock }, { rollBackWorkItem }] =
+    await Promise.all([
+      import("../../work/work-repository.js"),
+      import("../../work/receipt-keeper.js"),
+      import("../../work/work-lock.js"),
+      import("../../work/roll-back-work-item.js"),
+    ]);
+  const opened = await openWorkRepository(repository);
+  const record = await readWorkLock(opened);
+  if (
+    record?.format !== "charter-work-lock/1" ||
+    record.run_id !== request.runId ||
+    record.paused === undefined ||
+    record.before === undefined
+  ) {
+    return;
+  }
+  const sources = {
+    environment: context.environment,
+    tenantId: request.tenantId,
+    promptDirectory: context.cwd,
+    ...(context.storeUrl !== undefined ? { store: context.storeUrl } : {}),
+    ...(context.configPath !== undefined ? { configPath: context.configPath } : {}),
+  };
+  await rollBackWorkItem(
+    opened,
+    { ...record, before: record.before },
+    context.environment,
+    receiptKeeper(opened, context.cwd, sources),
+    sources,
+  );
+}
+
+/**
  * The end of a work item run that no process records any more (its process died after the item's agent run
  * ended), once the item has its receipt (written by the item, or by the recovery of the next item in the
  * repository): COMPLETED for `success`, else FAILED, marked `recovered`. Before the receipt exists the item may be

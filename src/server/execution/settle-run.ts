@@ -5,19 +5,26 @@ import { settledRunEventTypes } from "../../store/run-event-records.js";
 import type { RunStore } from "../../store/run-store.js";
 import { failureClassOf } from "../failure-class.js";
 import { appendRequestEvent } from "./append-request-event.js";
+import { releaseWaitingWorkItem } from "./execute-work-item-request.js";
 import type { RunExecutionContext } from "./run-execution-context.js";
-import type { RunRequest } from "./run-request.js";
+import { type RunRequest, runRequestKindOf } from "./run-request.js";
 
 /**
  * Ends the lifecycle of a cancelled run that no process executes (queued, waiting for an approval, or stopped by a
- * drain): FAILED with `cancelled: true`. Its run row, if any, is left as it stopped: the run is not continued.
+ * drain): FAILED with `cancelled: true`. Its run row, if any, is left as it stopped: the run is not continued. A
+ * work item waiting for a person first gives its repository back (working tree restored, failure receipt).
  */
 export async function recordCancelledRun(
   store: RunStore,
   record: RunRequestRecord,
-  context: Pick<RunExecutionContext, "events">,
+  context: RunExecutionContext,
 ): Promise<void> {
   if (settledRunEventTypes.includes(record.state)) return;
+  const request = record.request as RunRequest;
+  if (runRequestKindOf(request) === "work-item" && record.state === "AWAITING_APPROVAL") {
+    // A repository that cannot be given back now is recovered by the next item there once this process is gone.
+    await releaseWaitingWorkItem(request, context).catch(() => undefined);
+  }
   await appendRequestEvent(store, record.request as RunRequest, context, "FAILED", {
     cancelled: true,
     error: { code: "INTERRUPTED", class: null, message: "the run was cancelled" },

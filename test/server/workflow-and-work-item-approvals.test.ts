@@ -158,6 +158,13 @@ async function approveWorkflowPath(
   const viewer = await api.key("acme", "viewer");
   const listed = await api.request("GET", "/v1/workflows/runs", { key: viewer });
   expect(listed.body.workflowRuns[0]).toMatchObject({ runId, status: "awaiting_approval", pendingApprovals });
+  // The status filter says what the list says: waiting for a person, not stopped otherwise.
+  const waitingOnes = await api.request("GET", "/v1/workflows/runs?status=awaiting_approval", {
+    key: viewer,
+  });
+  expect(waitingOnes.body.workflowRuns.map((run: { runId: string }) => run.runId)).toEqual([runId]);
+  const interruptedOnes = await api.request("GET", "/v1/workflows/runs?status=interrupted", { key: viewer });
+  expect(interruptedOnes.body.workflowRuns).toEqual([]);
   const events = await api.store.forTenant("acme").readRunEvents(runId);
   expect(events.at(-1)).toMatchObject({
     type: "AWAITING_APPROVAL",

@@ -240,7 +240,7 @@ export const workflowRunRoutes: FastifyPluginAsync<WorkflowRunRoutesOptions> = a
           type: "string",
           enum: [...runStatuses, "queued"],
           description:
-            "The workflow run's stored status, as GET /v1/runs filters it (queued: not started yet).",
+            "The workflow run's status (queued: not started yet; awaiting_approval: steps wait on a person's decision; interrupted: stopped otherwise). A page filtered by awaiting_approval or interrupted may hold fewer than limit runs; follow nextCursor.",
         },
         limit: { maximum: 100, default: 20 },
       }),
@@ -248,10 +248,16 @@ export const workflowRunRoutes: FastifyPluginAsync<WorkflowRunRoutesOptions> = a
     async (request) => {
       const tenantStore = store.forTenant(identityOf(request).tenantId);
       const now = environment.now();
+      // A workflow run waiting for a person is stored `interrupted` (the engine's own record, which `charter
+      // workflow` reads too); the server's lifecycle tells the two apart. So both filters read the stored
+      // `interrupted` runs and keep those whose view says what was asked: such a page may hold fewer than `limit`
+      // runs, and its cursor still goes on from the stored runs it read.
+      const asked = request.query.status;
+      const storedStatus = asked === "awaiting_approval" ? "interrupted" : asked;
       // As GET /v1/runs: the workflow runs not stored yet lead the first page, the cursor counts stored ones only.
       const page = await storedRunListPage(
         tenantStore,
-        request.query,
+        { ...request.query, ...(storedStatus !== undefined ? { status: storedStatus } : {}) },
         { kind: "workflow" },
         {
           accepts: isWorkflowRequest,
@@ -264,7 +270,9 @@ export const workflowRunRoutes: FastifyPluginAsync<WorkflowRunRoutesOptions> = a
           tenantStore.getRun(summary.runId),
           tenantStore.getRunRequest(summary.runId),
         ]);
-        workflowRuns.push(await workflowRunView(tenantStore, run, accepted, now));
+        const view = await workflowRunView(tenantStore, run, accepted, now);
+        if (storedStatus === "interrupted" && view.status !== asked) continue;
+        workflowRuns.push(view);
       }
       return { workflowRuns, nextCursor: page.nextCursor };
     },

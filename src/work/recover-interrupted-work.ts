@@ -37,10 +37,15 @@ export async function recoverInterruptedWork(
   keepReceipt?: (receipt: WorkReceipt) => Promise<void>,
   /** Where the item's run is looked for: by default the run store found from the repository, and the run directory the lock names. */
   runSources: InterruptedRunSources = { environment },
+  /**
+   * The run whose process is known to be gone whatever the lock's pid and host say: a server's work item whose
+   * worker's lease expired (that worker may have run on another machine, whose processes this one cannot see).
+   */
+  abandonedRunId?: string,
 ): Promise<WorkRecovery> {
   const record = await readWorkLock(repository);
   if (record === null) return { kind: "none" };
-  if (lockHolderAlive(record))
+  if (record.run_id !== abandonedRunId && lockHolderAlive(record))
     return { kind: "running", runId: record.run_id, pid: record.pid, host: record.host };
   if (record.format === "charter-work-plan-lock/1") {
     const recovered = await recoverInterruptedPlan(repository, record, {

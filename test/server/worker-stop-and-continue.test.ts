@@ -130,6 +130,11 @@ describe.skipIf(postgresTestUrl === "")("charter worker processes that die or st
     expect(await readFile(join(repository, "src/a.txt"), "utf8")).not.toBe("a\n");
     victim.child.kill("SIGKILL");
     await victim.exited;
+    // As if the dead worker had run on another machine: its lock names a host whose processes this one cannot see.
+    // The expired lease is what says it is gone.
+    const lockPath = join(repository, ".git", "charter-work.lock");
+    const lock = JSON.parse(await readFile(lockPath, "utf8")) as Record<string, unknown>;
+    await writeFile(lockPath, JSON.stringify({ ...lock, host: "another-machine.internal" }));
     releaseOtherWrite.open();
     const ended = await eventually(
       "the other worker to end the item",
@@ -152,6 +157,7 @@ describe.skipIf(postgresTestUrl === "")("charter worker processes that die or st
     expect(git(repository, "rev-parse", "HEAD")).toBe(headBefore);
     const events = await acme.readRunEvents(request.runId);
     expect(events.filter((event) => event.type === "FAILED")).toHaveLength(1);
+    expect(events.at(-1)?.data).toMatchObject({ recovery: { status: "recovered" } });
     expect(events.map((event) => event.sequence)).toEqual(events.map((_event, index) => index + 1));
   }, 90_000);
 

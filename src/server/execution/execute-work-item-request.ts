@@ -245,6 +245,9 @@ export async function recoverWorkItemRequest(
   context: RunExecutionContext,
 ): Promise<RunExecutionOutcome> {
   const store: RunStore = context.store.forTenant(request.tenantId);
+  // What became of the repository, in the FAILED event: a recovery that could not run is said, never hidden (the
+  // next item in that repository recovers it at the latest).
+  let recovery: Readonly<Record<string, unknown>>;
   try {
     const repository = resolve(
       context.cwd,
@@ -263,14 +266,19 @@ export async function recoverWorkItemRequest(
       ...(context.storeUrl !== undefined ? { store: context.storeUrl } : {}),
       ...(context.configPath !== undefined ? { configPath: context.configPath } : {}),
     };
-    await recoverInterruptedWork(
+    // The lease that expired says this run's worker is gone, wherever it ran: its lock is recovered even when its
+    // pid and host name a process this machine cannot see.
+    const recovered = await recoverInterruptedWork(
       opened,
       context.environment,
       receiptKeeper(opened, context.cwd, sources),
       sources,
+      request.runId,
     );
-  } catch {
-    // Recovered by the next item in that repository at the latest; the lifecycle ends here either way.
+    recovery = { status: recovered.kind === "recovered" ? "recovered" : "nothing_to_recover" };
+  } catch (error) {
+    const code = (error as { code?: unknown } | null)?.code;
+    recovery = { status: "failed", code: typeof code === "string" ? code : "INTERNAL_ERROR" };
   }
   await recordRunEvent(store, request, context, "FAILED", {
     outcome: "FAILURE",
@@ -279,6 +287,7 @@ export async function recoverWorkItemRequest(
       class: null,
       message: "interrupted: the process running the item stopped",
     },
+    recovery,
   });
   return { status: "failed", result: null };
 }

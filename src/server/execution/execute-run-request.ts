@@ -13,7 +13,6 @@ import type { CharterEvent } from "../../session/charter-event.js";
 import { type RunEventType, settledRunEventTypes } from "../../store/run-event-records.js";
 import type { RunStore } from "../../store/run-store.js";
 import { failureClassOf } from "../failure-class.js";
-import { createModelCallBudget } from "../limits/tenant-budgets.js";
 import { createToolCallAdmission } from "../limits/tool-call-rate-limiter.js";
 import type { ProviderKeySource } from "../tenants/resolve-tenant-settings.js";
 import { appendRequestEvent } from "./append-request-event.js";
@@ -22,6 +21,7 @@ import { defaultRoleToolClasses } from "./role-tool-classes.js";
 import type { RunExecutionContext } from "./run-execution-context.js";
 import type { RunDecisionRequest, RunRequest } from "./run-request.js";
 import { runTelemetry } from "./run-telemetry.js";
+import { tenantModelCallBudget } from "./tenant-model-call-budget.js";
 
 /**
  * How an execution left the run: `completed` and `failed` are the end of its lifecycle (COMPLETED or FAILED is
@@ -291,12 +291,7 @@ function runnerOptions(
   return {
     ...(toolCallAdmission !== undefined ? { toolCallAdmission } : {}),
     // Every model call counts against the tenant's budgets, and is refused once one is spent.
-    modelCallBudget: createModelCallBudget({
-      store: context.store,
-      tenantId: request.tenantId,
-      environment: context.environment,
-      ...(context.budgets !== undefined ? { serverBudgets: context.budgets } : {}),
-    }),
+    modelCallBudget: tenantModelCallBudget(context, request.tenantId),
     // Read-only results are shared by the runs of one tenant and role (what a role may call, and so see, differs).
     toolCache: {
       scope: `role:${request.role}`,

@@ -8,7 +8,6 @@ import { runWorkItem } from "../../work/run-work-item.js";
 import type { WorkReceipt } from "../../work/work-receipt.js";
 import type { WorkItemAwaitingApproval, WorkRunResult } from "../../work/work-run-result.js";
 import { failureClassOf } from "../failure-class.js";
-import { createModelCallBudget } from "../limits/tenant-budgets.js";
 import type { RunExecutionOptions, RunExecutionOutcome } from "./execute-run-request.js";
 import { stoppedBeforeStart } from "./execute-workflow-request.js";
 import { findServerRepository } from "./find-server-workflow.js";
@@ -17,6 +16,7 @@ import { failedRunData, recordRunEvent } from "./record-run-event.js";
 import { serverToolPermissions } from "./role-tool-classes.js";
 import type { RunExecutionContext } from "./run-execution-context.js";
 import type { RunDecisionRequest, RunRequest } from "./run-request.js";
+import { tenantModelCallBudget } from "./tenant-model-call-budget.js";
 
 const classOf = (code: string) => failureClassOf(code as ErrorCode);
 
@@ -43,14 +43,8 @@ export async function executeWorkItemRequest(
   let result: WorkRunResult | WorkItemAwaitingApproval;
   let repository: string;
   try {
-    if (context.storeUrl === undefined) {
-      throw new CharterError("INTERNAL_ERROR", "this worker was given no run store URL for work item runs", {
-        details: { reason: "no_store_url" },
-      });
-    }
-    repository = resolve(context.cwd, findServerRepository(context.repositories, request.repository ?? ""));
-    // Checked when accepted; checked again, since the request was stored by another process, maybe another version.
-    const loaded = validateWorkItem(request.item, join(context.cwd, `${request.runId}.work-item.json`), []);
+    const { storeUrl, loaded, repository: itemRepository } = workItemOfRequest(request, context);
+    repository = itemRepository;
     await recordRunEvent(store, request, context, "ROUTED", {
       agent: loaded.item.agent_id,
       kind: "work-item",
@@ -67,25 +61,16 @@ export async function executeWorkItemRequest(
       commit: true,
       // A delete-class call of the agent waits for a person (POST /v1/work-items/runs/:id/approvals).
       stopForApprovals: true,
-      store: context.storeUrl,
+      store: storeUrl,
       tenantId: request.tenantId,
       environment: context.environment,
       agentCatalog: context.agentCatalog,
       toolPermissions: serverToolPermissions(request.role, context.roleToolClasses),
-      modelCallBudget: createModelCallBudget({
-        store: context.store,
-        tenantId: request.tenantId,
-        environment: context.environment,
-        ...(context.budgets !== undefined ? { serverBudgets: context.budgets } : {}),
-      }),
+      modelCallBudget: tenantModelCallBudget(context, request.tenantId),
       // The server's configuration and agents apply, never what the repository brings.
       agentDirectory: context.cwd,
       ...(context.configPath !== undefined ? { configPath: context.configPath } : {}),
-      ...(context.homeDirectory !== undefined ? { homeDirectory: context.homeDirectory } : {}),
-      ...(context.binaryDirectory !== undefined ? { binaryDirectory: context.binaryDirectory } : {}),
-      ...(context.processEnvironment !== undefined ? { processEnvironment: context.processEnvironment } : {}),
-      ...(context.runsDirectory !== undefined ? { runsDirectory: context.runsDirectory } : {}),
-      ...(options.signal !== undefined ? { signal: options.signal } : {}),
+      ...workItemProcessOptions(context, options),
       onFrozen: (_runId, beforeHash) => {
         void recordRunEvent(store, request, context, "EXECUTING", { before_hash: beforeHash }).catch(
           () => undefined,
@@ -122,13 +107,8 @@ export async function continueWorkItemRequest(
   let result: WorkRunResult | WorkItemAwaitingApproval;
   let repository: string;
   try {
-    if (context.storeUrl === undefined) {
-      throw new CharterError("INTERNAL_ERROR", "this worker was given no run store URL for work item runs", {
-        details: { reason: "no_store_url" },
-      });
-    }
-    repository = resolve(context.cwd, findServerRepository(context.repositories, request.repository ?? ""));
-    const loaded = validateWorkItem(request.item, join(context.cwd, `${request.runId}.work-item.json`), []);
+    const { storeUrl, loaded, repository: itemRepository } = workItemOfRequest(request, context);
+    repository = itemRepository;
     await recordRunEvent(store, request, context, "EXECUTING", {
       resumed: true,
       decided_by: decision.userId,
@@ -148,27 +128,49 @@ export async function continueWorkItemRequest(
       commit: true,
       approve,
       deny,
-      store: context.storeUrl,
+      store: storeUrl,
       tenantId: request.tenantId,
       environment: context.environment,
       agentCatalog: context.agentCatalog,
-      modelCallBudget: createModelCallBudget({
-        store: context.store,
-        tenantId: request.tenantId,
-        environment: context.environment,
-        ...(context.budgets !== undefined ? { serverBudgets: context.budgets } : {}),
-      }),
-      ...(context.homeDirectory !== undefined ? { homeDirectory: context.homeDirectory } : {}),
-      ...(context.binaryDirectory !== undefined ? { binaryDirectory: context.binaryDirectory } : {}),
-      ...(context.processEnvironment !== undefined ? { processEnvironment: context.processEnvironment } : {}),
-      ...(context.runsDirectory !== undefined ? { runsDirectory: context.runsDirectory } : {}),
-      ...(options.signal !== undefined ? { signal: options.signal } : {}),
+      modelCallBudget: tenantModelCallBudget(context, request.tenantId),
+      ...workItemProcessOptions(context, options),
     });
   } catch (error) {
     await recordRunEvent(store, request, context, "FAILED", failedRunData(error, classOf));
     return { status: "failed", result: null };
   }
   return finishWorkItem(store, request, context, repository, result);
+}
+
+/**
+ * The work item a run request carries, checked again (it was checked when accepted, but stored by another process,
+ * maybe of another version), with the repository it runs in and the run store URL its receipts go to.
+ */
+function workItemOfRequest(
+  request: RunRequest,
+  context: RunExecutionContext,
+): { storeUrl: string; repository: string; loaded: ReturnType<typeof validateWorkItem> } {
+  if (context.storeUrl === undefined) {
+    throw new CharterError("INTERNAL_ERROR", "this worker was given no run store URL for work item runs", {
+      details: { reason: "no_store_url" },
+    });
+  }
+  return {
+    storeUrl: context.storeUrl,
+    repository: resolve(context.cwd, findServerRepository(context.repositories, request.repository ?? "")),
+    loaded: validateWorkItem(request.item, join(context.cwd, `${request.runId}.work-item.json`), []),
+  };
+}
+
+/** Where a work item's agent finds its home, binaries, environment and run folders, and what stops it. */
+function workItemProcessOptions(context: RunExecutionContext, options: RunExecutionOptions) {
+  return {
+    ...(context.homeDirectory !== undefined ? { homeDirectory: context.homeDirectory } : {}),
+    ...(context.binaryDirectory !== undefined ? { binaryDirectory: context.binaryDirectory } : {}),
+    ...(context.processEnvironment !== undefined ? { processEnvironment: context.processEnvironment } : {}),
+    ...(context.runsDirectory !== undefined ? { runsDirectory: context.runsDirectory } : {}),
+    ...(options.signal !== undefined ? { signal: options.signal } : {}),
+  };
 }
 
 /** Records how a work item run stopped (AWAITING_APPROVAL) or ended (COMPLETED or FAILED, with its receipt). */

@@ -6,7 +6,6 @@ import { resumeWorkflow } from "../../workflow/resume-workflow.js";
 import { runWorkflow } from "../../workflow/run-workflow.js";
 import type { WorkflowResult } from "../../workflow/workflow-result.js";
 import { failureClassOf } from "../failure-class.js";
-import { createModelCallBudget } from "../limits/tenant-budgets.js";
 import type { RunExecutionOptions, RunExecutionOutcome } from "./execute-run-request.js";
 import { findServerWorkflow } from "./find-server-workflow.js";
 import { decisionsByRun, pendingApprovalsOf } from "./pending-approvals-of.js";
@@ -14,6 +13,7 @@ import { cancelledRunData, failedRunData, recordRunEvent } from "./record-run-ev
 import { serverToolPermissions } from "./role-tool-classes.js";
 import type { RunExecutionContext } from "./run-execution-context.js";
 import type { RunDecisionRequest, RunRequest } from "./run-request.js";
+import { tenantModelCallBudget } from "./tenant-model-call-budget.js";
 
 const classOf = (code: string) => failureClassOf(code as ErrorCode);
 
@@ -63,12 +63,7 @@ export async function executeWorkflowRequest(
       agentCatalog: context.agentCatalog,
       environment: context.environment,
       toolPermissions: serverToolPermissions(request.role, context.roleToolClasses),
-      modelCallBudget: createModelCallBudget({
-        store: context.store,
-        tenantId: request.tenantId,
-        environment: context.environment,
-        ...(context.budgets !== undefined ? { serverBudgets: context.budgets } : {}),
-      }),
+      modelCallBudget: tenantModelCallBudget(context, request.tenantId),
       ...sharedOptions(context),
       ...(options.signal !== undefined ? { signal: options.signal } : {}),
     });
@@ -127,12 +122,7 @@ export async function continueWorkflowRequest(
       tenantId: request.tenantId,
       environment: context.environment,
       toolPermissions: serverToolPermissions(request.role, context.roleToolClasses),
-      modelCallBudget: createModelCallBudget({
-        store: context.store,
-        tenantId: request.tenantId,
-        environment: context.environment,
-        ...(context.budgets !== undefined ? { serverBudgets: context.budgets } : {}),
-      }),
+      modelCallBudget: tenantModelCallBudget(context, request.tenantId),
       ...(stepDecisions !== undefined ? { stepDecisions } : {}),
       ...sharedOptions(context),
       ...(options.signal !== undefined ? { signal: options.signal } : {}),
